@@ -1,0 +1,121 @@
+# tracetax build. `make run` and `make check` install what is missing first.
+# V=1 shows full command lines. SAN=1 builds an ASan/UBSan variant in build-san/.
+
+CC      ?= gcc
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+PKGS    := libbpf libtracefs libtraceevent jansson
+
+ifeq ($(SAN),1)
+B       := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B       := build
+SANFLAGS :=
+endif
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+CFLAGS  ?= -O2 -g
+# Messages are cut to their buffers on purpose: -Wformat-truncation only adds noise.
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -MMD -MP \
+	-DTRACETAX_VERSION='"$(VERSION)"' -I$(B)/bpf -Isrc \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread -lm
+LDFLAGS += $(SANFLAGS)
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' $(1) $(2);
+endif
+
+SRCS      := $(wildcard src/*.c src/tracers/*.c)
+OBJS      := $(SRCS:%.c=$(B)/%.o) $(B)/src/load/workloads.o
+MAIN_OBJ  := $(B)/src/main.o
+LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(OBJS))
+LOAD_SRCS := $(wildcard src/load/*.c)
+LOAD_OBJS := $(LOAD_SRCS:%.c=$(B)/%.o)
+PRELOAD_SRCS := $(wildcard src/preload/*.c)
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(B)/bpf/%.skel.h)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+.DELETE_ON_ERROR:
+.PHONY: all run check unit deps clean asan
+.SECONDARY:
+
+all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UNIT_BINS)
+
+$(B)/tracetax: $(OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The workload process links nothing it does not need: its hot loops must
+# not drag a library's start-up or atexit work into what is measured.
+LOAD_MAIN_OBJS := $(filter-out $(B)/src/load/target.o,$(LOAD_OBJS))
+$(B)/tracetax-load: $(LOAD_MAIN_OBJS) $(B)/libtracetax-target.so
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $(LOAD_MAIN_OBJS) -L$(B) -ltracetax-target -Wl,-rpath,'$$ORIGIN' -lpthread
+
+# The user-probe target, in a library of its own so that LD_PRELOAD can interpose it.
+$(B)/libtracetax-target.so: src/load/target.c
+	@mkdir -p $(@D)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -fPIC -shared -o $@ $<
+
+$(B)/libtracetax-preload.so: $(PRELOAD_SRCS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $^ -ldl
+
+$(B)/%.o: %.c | $(BPF_SKELS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+# The load generator is built without sanitizers so that SAN=1 does not
+# change what is timed.
+$(B)/src/load/%.o: src/load/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -c -o $@ $<
+
+# libbpf-bootstrap pipeline: clang -target bpf -> bpftool gen object -> skeleton
+$(B)/bpf/%.tmp.o: bpf/%.bpf.c bpf/*.h
+	@mkdir -p $(@D)
+	$(call msg,BPF,$<)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+
+$(B)/bpf/%.bpf.o: $(B)/bpf/%.tmp.o
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+deps:
+	@scripts/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	$(B)/tracetax run
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@TRACETAX_BUILD=$(B) tests/run.sh
+
+asan:
+	@$(MAKE) --no-print-directory SAN=1 check
+
+clean:
+	rm -rf build build-san
+
+-include $(OBJS:.o=.d) $(LOAD_OBJS:.o=.d)

@@ -1,0 +1,250 @@
+/* Option parsing of `tracetax run`: strict, one clear line per mistake. */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "load/workloads.h"
+#include "syscalls.h"
+#include "tracer.h"
+#include "util.h"
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int add_tracer(struct run_args *a, const char *name, char *err, size_t errlen)
+{
+	for (int i = 0; i < a->ntracers; i++)
+		if (!strcmp(a->tracers[i], name))
+			return 0;
+	if (a->ntracers == CLI_MAX_ITEMS)
+		FAIL("too many tracers (at most %d)", CLI_MAX_ITEMS);
+	a->tracers[a->ntracers++] = strdup(name);
+	return 0;
+}
+
+/* Every tracer name there is: families, with each variant spelt out. */
+static int for_each_name(int (*fn)(const char *name, void *arg), void *arg)
+{
+	char name[128];
+
+	for (int i = 0; tracer_table[i]; i++) {
+		const struct tracer_ops *ops = tracer_table[i];
+
+		if (!ops->variants) {
+			if (fn(ops->name, arg))
+				return 1;
+			continue;
+		}
+		for (int v = 0; ops->variants[v]; v++) {
+			snprintf(name, sizeof(name), "%s/%s", ops->name, ops->variants[v]);
+			if (fn(name, arg))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+struct glob_arg { struct run_args *a; const char *pat; int matched; char *err; size_t errlen; };
+
+static int add_if_match(const char *name, void *p)
+{
+	struct glob_arg *g = p;
+
+	if (fnmatch(g->pat, name, 0) && strcmp(g->pat, "all"))
+		return 0;
+	g->matched++;
+	return add_tracer(g->a, name, g->err, g->errlen) ? 1 : 0;
+}
+
+int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errlen)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int ret = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		if (strpbrk(tok, "*?[") || !strcmp(tok, "all")) {
+			struct glob_arg g = { a, tok, 0, err, errlen };
+
+			if (for_each_name(add_if_match, &g))
+				ret = -1;
+			else if (!g.matched) {
+				snprintf(err, errlen, "no tracer matches '%s' (see 'tracetax list')", tok);
+				ret = -1;
+			}
+			continue;
+		}
+		const char *variant;
+		const struct tracer_ops *ops = tracer_ops_find(NULL, &variant, tok, err, errlen);
+		char full[128];
+
+		if (!ops) {
+			ret = -1;
+			break;
+		}
+		snprintf(full, sizeof(full), variant ? "%s/%s" : "%s", ops->name, variant);
+		ret = add_tracer(a, full, err, errlen);
+	}
+	if (!*list && !ret) {
+		snprintf(err, errlen, "empty tracer list");
+		ret = -1;
+	}
+	free(copy);
+	return ret;
+}
+
+static int add_workloads(struct run_args *a, const char *list, char *err, size_t errlen)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int ret = 0;
+
+	a->nworkloads = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct workload *w = workload_find(tok);
+		int dup = 0;
+
+		if (!w) {
+			snprintf(err, errlen, "unknown workload '%s' (see 'tracetax list')", tok);
+			ret = -1;
+			break;
+		}
+		for (int i = 0; i < a->nworkloads; i++)
+			dup |= a->workloads[i] == w->name;
+		if (!dup && a->nworkloads < CLI_MAX_ITEMS)
+			a->workloads[a->nworkloads++] = w->name;
+	}
+	free(copy);
+	if (!ret && !a->nworkloads) {
+		snprintf(err, errlen, "empty workload list");
+		ret = -1;
+	}
+	return ret;
+}
+
+static int add_threads(struct run_args *a, const char *list, char *err, size_t errlen)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int ret = 0;
+
+	a->nthreads = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int64_t v;
+
+		if (parse_i64(tok, 1, 256, &v)) {
+			snprintf(err, errlen, "invalid thread count '%s' (1 to 256)", tok);
+			ret = -1;
+			break;
+		}
+		if (a->nthreads < CLI_MAX_ITEMS)
+			a->threads[a->nthreads++] = (int)v;
+	}
+	free(copy);
+	if (!ret && !a->nthreads) {
+		snprintf(err, errlen, "empty thread list");
+		ret = -1;
+	}
+	return ret;
+}
+
+static int parse_num(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out,
+		     char *err, size_t errlen)
+{
+	if (parse_i64(s, min, max, out))
+		FAIL("invalid %s '%s' (%lld to %lld)", opt, s, (long long)min, (long long)max);
+	return 0;
+}
+
+int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "tracer", required_argument, NULL, 't' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "run-ms", required_argument, NULL, 'm' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "target", required_argument, NULL, 'g' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, have_tracers = 0;
+	int64_t v;
+
+	memset(a, 0, sizeof(*a));
+	a->workloads[a->nworkloads++] = "getpid";
+	a->threads[a->nthreads++] = 1;
+	a->reps = 5;
+	a->run_ms = 100;
+	a->seed = 1;
+	a->colour = -1;
+	optind = 0;	/* reset getopt, also for repeated calls in tests */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': if (add_workloads(a, optarg, err, errlen)) return -1; break;
+		case 't':
+			if (cli_add_tracers(a, optarg, err, errlen))
+				return -1;
+			have_tracers = 1;
+			break;
+		case 'T': if (add_threads(a, optarg, err, errlen)) return -1; break;
+		case 'r':
+			if (parse_num("--reps", optarg, 1, 10000, &v, err, errlen)) return -1;
+			a->reps = (int)v;
+			break;
+		case 'm':
+			if (parse_num("--run-ms", optarg, 1, 600000, &v, err, errlen)) return -1;
+			a->run_ms = (int)v;
+			break;
+		case 'n':
+			if (parse_num("--iterations", optarg, 1, 10000000000LL, &v, err, errlen)) return -1;
+			a->iterations = v;
+			break;
+		case 's':
+			if (parse_num("--seed", optarg, 0, INT64_MAX, &v, err, errlen)) return -1;
+			a->seed = (uint64_t)v;
+			break;
+		case 'g':
+			if (!tt_syscall_find(optarg))
+				FAIL("unknown target syscall '%s' (see 'tracetax list')", optarg);
+			a->target = optarg;
+			break;
+		case 'j':
+			if (!*optarg)
+				FAIL("empty --json path");
+			a->json_path = optarg;
+			break;
+		case 'q': a->quiet = true; break;
+		case 'c':
+			if (!strcmp(optarg, "auto")) a->colour = -1;
+			else if (!strcmp(optarg, "always")) a->colour = 1;
+			else if (!strcmp(optarg, "never")) a->colour = 0;
+			else FAIL("invalid --color '%s' (auto, always, never)", optarg);
+			break;
+		case 'h': a->help = true; return 0;
+		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				FAIL("unknown option '-%c'", optopt);
+			FAIL("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		FAIL("unexpected argument '%s'", argv[optind]);
+	if (!have_tracers && cli_add_tracers(a, "all", err, errlen))
+		return -1;
+	return 0;
+}
+
+void cli_release(struct run_args *a)
+{
+	for (int i = 0; i < a->ntracers; i++)
+		free(a->tracers[i]);
+	a->ntracers = 0;
+}

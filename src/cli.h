@@ -1,0 +1,37 @@
+#ifndef TRACETAX_CLI_H
+#define TRACETAX_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLI_MAX_ITEMS 128
+
+struct run_args {
+	const char *workloads[CLI_MAX_ITEMS];
+	int nworkloads;
+	char *tracers[CLI_MAX_ITEMS];   /* full names, variants expanded */
+	int ntracers;
+	int threads[CLI_MAX_ITEMS];
+	int nthreads;
+	int reps;
+	int run_ms;
+	int64_t iterations;            /* 0: calibrate */
+	uint64_t seed;
+	const char *target;            /* NULL: each workload's own syscall */
+	const char *json_path;
+	bool quiet;
+	bool help;                     /* -h: the caller prints usage */
+	int colour;                    /* -1 auto, 0 never, 1 always */
+};
+
+/*
+ * Parses `tracetax run` options (argv[0] is "run"). Returns 0, or -1 with
+ * one line in err: the caller prints it and exits 2. Pure: no I/O.
+ */
+int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t errlen);
+void cli_release(struct run_args *a);
+/* Expands a comma list of tracer names or fnmatch patterns into a->tracers. */
+int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errlen);
+
+#endif

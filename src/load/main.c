@@ -1,0 +1,235 @@
+/*
+ * tracetax-load: the workload process. Started fresh for every run, so that
+ * ptrace, seccomp, LD_PRELOAD and external tools apply to it as they would
+ * to any program. It tells the runner it is ready, waits for the go byte,
+ * runs warm-up and the timed hot loop in each thread, and writes one JSON
+ * line of results. Only the hot loop is timed.
+ */
+#include <errno.h>
+#include <stdnoreturn.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#endif
+
+#include "loops.h"
+#include "workloads.h"
+
+struct worker {
+	pthread_t th;
+	int cpu;
+	uint64_t ns, cycles, bad, records;
+};
+
+static const struct workload *wl;
+static loop_fn loop;
+static int inline_mode;   /* TRACETAX_INLINE=1: the inline tracer */
+static uint64_t iterations = 1000000, warmup;
+static int nthreads = 1;
+static pthread_barrier_t start_line;
+
+static noreturn void usage_die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "tracetax-load: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tsc(void)
+{
+#ifdef HAVE_TSC
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
+/* The CPUs we may run on, in order: thread i is pinned to cpus[i % n]. */
+static int allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t t0, c0;
+
+	if (w->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	if (inline_mode && inline_thread_init())
+		exit(4);
+	w->bad = loop(warmup);
+	/* All threads start their timed loops together, as in the bpftrace post. */
+	pthread_barrier_wait(&start_line);
+	t0 = mono_ns();
+	c0 = tsc();
+	w->bad += loop(iterations);
+	w->cycles = tsc() - c0;
+	w->ns = mono_ns() - t0;
+	w->records = inline_mode ? inline_thread_records() : 0;
+	return NULL;
+}
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			exit(4);
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Tell the runner we are ready, then block until it says go (EOF: give up). */
+static void wait_for_go(int start_fd, int result_fd)
+{
+	char line[128], c;
+	ssize_t n;
+
+	snprintf(line, sizeof(line), "{\"ready\":true,\"pid\":%ld}\n", load_pid);
+	write_all(result_fd, line, strlen(line));
+	do
+		n = read(start_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		exit(3);
+	close(start_fd);
+}
+
+static void report(int fd, struct worker *w)
+{
+	size_t cap = 512 + (size_t)nthreads * 128, len;
+	char *buf = malloc(cap);
+	uint64_t bad = 0, records = 0;
+
+	if (!buf)
+		exit(4);
+	for (int i = 0; i < nthreads; i++) {
+		bad += w[i].bad;
+		records += w[i].records;
+	}
+	len = (size_t)snprintf(buf, cap,
+		"{\"workload\":\"%s\",\"event\":\"%s\",\"pid\":%d,\"threads\":%d,"
+		"\"iterations\":%llu,\"warmup\":%llu,\"events\":%llu,\"bad\":%llu,\"recorded\":%lld,"
+		"\"tsc\":%s,\"per_thread\":[",
+		wl->name, wl->syscall ? wl->syscall : wl->func, (int)load_pid, nthreads, (unsigned long long)iterations,
+		(unsigned long long)warmup,
+		(unsigned long long)((iterations + warmup) * (uint64_t)nthreads),
+		(unsigned long long)bad, inline_mode ? (long long)records : -1LL,
+#ifdef HAVE_TSC
+		"true"
+#else
+		"false"
+#endif
+		);
+	for (int i = 0; i < nthreads; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s{\"cpu\":%d,\"ns\":%llu,\"cycles\":%llu}",
+				i ? "," : "", w[i].cpu, (unsigned long long)w[i].ns,
+				(unsigned long long)w[i].cycles);
+	len += (size_t)snprintf(buf + len, cap - len, "]}\n");
+	write_all(fd, buf, len);
+	free(buf);
+}
+
+static uint64_t parse_u64(const char *s, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || !*s || *end || *s == '-')
+		usage_die("invalid %s", what);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "start-fd", required_argument, NULL, 's' },
+		{ "result-fd", required_argument, NULL, 'r' },
+		{ "no-pin", no_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int start_fd = -1, result_fd = 1, pin = 1, c, ncpus, cpus[1024];
+	struct worker *w;
+
+	wl = workload_find("getpid");
+	inline_mode = getenv("TRACETAX_INLINE") && !strcmp(getenv("TRACETAX_INLINE"), "1");
+	while ((c = getopt_long(argc, argv, "w:n:W:t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (!(wl = workload_find(optarg)))
+				usage_die("unknown workload '%s'", optarg);
+			break;
+		case 'n': iterations = parse_u64(optarg, "iterations"); break;
+		case 'W': warmup = parse_u64(optarg, "warmup"); break;
+		case 't':
+			nthreads = (int)parse_u64(optarg, "threads");
+			if (nthreads < 1 || nthreads > 1024)
+				usage_die("invalid threads '%s'", optarg);
+			break;
+		case 's': start_fd = (int)parse_u64(optarg, "start fd"); break;
+		case 'r': result_fd = (int)parse_u64(optarg, "result fd"); break;
+		case 'P': pin = 0; break;
+		default: exit(2);
+		}
+	}
+	loop = inline_mode ? loops_find(wl->name)->inline_rec : loops_find(wl->name)->plain;
+	loops_init();
+	ncpus = allowed_cpus(cpus, 1024);
+	w = calloc((size_t)nthreads, sizeof(*w));
+	if (!w || pthread_barrier_init(&start_line, NULL, (unsigned)nthreads))
+		exit(4);
+	if (start_fd >= 0)
+		wait_for_go(start_fd, result_fd);
+	/* Threads are made after go, so a tracer attached to one task sees them all born. */
+	for (int i = 0; i < nthreads; i++) {
+		w[i].cpu = pin && ncpus ? cpus[i % ncpus] : -1;
+		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
+			exit(4);
+	}
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(w[i].th, NULL);
+	report(result_fd, w);
+	return 0;
+}

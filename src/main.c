@@ -1,0 +1,175 @@
+/* tracetax: what tracing costs. The CLI: run, list, cleanup. */
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output_list.h"
+#include "results.h"
+#include "runner.h"
+#include "signals.h"
+#include "tracefs_util.h"
+#include "util.h"
+
+static const char usage_main[] =
+	"usage: tracetax <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  run        measure what each tracer adds per event (default plan: every\n"
+	"             available tracer on the getpid workload, 1 thread)\n"
+	"  list       every tracer and workload: available, or skipped and why\n"
+	"  cleanup    remove tracing state left by a tracetax that was killed\n"
+	"\n"
+	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
+	"failed, 2 usage error, 128+N interrupted by signal N\n";
+
+static const char usage_run[] =
+	"usage: tracetax run [options]\n"
+	"\n"
+	"  -w, --workload LIST     workloads (see 'tracetax list'); default getpid\n"
+	"  -t, --tracer LIST       tracers or patterns ('bpf:tp/*', 'all'); default all\n"
+	"  -T, --threads LIST      thread counts, one thread pinned per CPU; default 1\n"
+	"  -r, --reps N            baseline/traced pairs per cell; default 5\n"
+	"      --run-ms N          calibrate each traced run to about N ms; default 100\n"
+	"  -n, --iterations N      fixed hot-loop iterations per thread (no calibration)\n"
+	"      --target SYSCALL    hook this syscall instead of the workload's own\n"
+	"                          (collateral cost: what a tracer of close costs getpid)\n"
+	"      --seed N            seed of rep order and bootstrap; default 1\n"
+	"      --json FILE         write the results document (schema: docs/schema.md)\n"
+	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
+	"  -q, --quiet             no progress lines\n";
+
+static const char usage_list[] =
+	"usage: tracetax list [--json]\n"
+	"\n"
+	"Lists every tracer (with its variants) and whether it can run here, with\n"
+	"the kernel's or the system's reason when it cannot; then the workloads.\n";
+
+/* tracetax-load lives next to tracetax; TRACETAX_LOAD overrides. */
+static const char *find_load(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("TRACETAX_LOAD");
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	if (n < 0)
+		die("cannot find own executable: readlink /proc/self/exe failed");
+	path[n] = '\0';
+	strcat(dirname(path), "/tracetax-load");
+	if (access(path, X_OK))
+		die("cannot find workload binary '%s'", path);
+	return path;
+}
+
+static int want_colour(int setting)
+{
+	if (setting >= 0)
+		return setting;
+	return isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	struct results r;
+	char err[256];
+	int ret, removed = 0;
+
+	if (cli_parse_run(argc, argv, &a, err, sizeof(err)))
+		die_usage("%s (see 'tracetax run --help')", err);
+	if (a.help) {
+		fputs(usage_run, stdout);
+		cli_release(&a);
+		return 0;
+	}
+	if (signals_init())
+		die("cannot set up signal handling");
+	memset(&r, 0, sizeof(r));
+	tracefs_cleanup_stale(&removed);
+	if (removed)
+		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
+	environment_collect(&r.env);
+	ret = runner_run(&a, find_load(), &r, a.quiet ? NULL : stderr);
+	if (ret >= 128) {
+		error("interrupted by signal %d: tracing torn down, no results written", ret - 128);
+	} else {
+		output_table(&r, stdout, want_colour(a.colour));
+		if (a.json_path && output_json_file(&r, a.json_path))
+			ret = 1;
+	}
+	results_release(&r);
+	cli_release(&a);
+	return ret;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, json = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'h') {
+			fputs(usage_list, stdout);
+			return 0;
+		} else
+			die_usage("unknown option '%s' (see 'tracetax list --help')", argv[optind - 1]);
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s' (see 'tracetax list --help')", argv[optind]);
+	return output_list(stdout, json) ? 1 : 0;
+}
+
+static int cmd_cleanup(int argc, char **argv)
+{
+	int removed = 0;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+			puts("usage: tracetax cleanup\n\nRemoves tracefs instances and uprobe events left by a\n"
+			     "tracetax that was killed (SIGKILL); those of running ones stay.");
+			return 0;
+		}
+		die_usage("unexpected argument '%s' (see 'tracetax cleanup --help')", argv[1]);
+	}
+	if (tracefs_cleanup_stale(&removed))
+		return 1;
+	printf("removed %d leftover item(s)\n", removed);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (getenv("TRACETAX_VERBOSE"))
+		tt_verbose = 1;
+	if (!cmd || !strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		fputs(usage_main, cmd ? stdout : stderr);
+		return cmd ? 0 : 2;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("tracetax %s\n", TRACETAX_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "list"))
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "cleanup"))
+		return cmd_cleanup(argc - 1, argv + 1);
+	die_usage("'%s' is not a tracetax command (see 'tracetax --help')", cmd);
+}

@@ -1,0 +1,245 @@
+/*
+ * The results document (docs/schema.md): what tests, reports and the
+ * results store read. Undefined figures are null, never NaN (not JSON) and
+ * never 0 (which would read as "free").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "results.h"
+#include "util.h"
+
+#define SCHEMA_VERSION 1
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s[0] ? json_string(s) : json_null();
+}
+
+static json_t *count_or_null(int64_t v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+/* Seeds above 2^53 lose digits in JavaScript and in doubles: those go out
+ * as a decimal string so a run can still be reproduced from the document. */
+static json_t *seed_json(uint64_t seed)
+{
+	char buf[32];
+
+	if (seed < (1ull << 53))
+		return json_integer((json_int_t)seed);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)seed);
+	return json_string(buf);
+}
+
+static const char *status_name(enum cell_status s)
+{
+	switch (s) {
+	case CELL_OK:      return "ok";
+	case CELL_SKIPPED: return "skipped";
+	case CELL_FAILED:  return "failed";
+	}
+	return "failed";
+}
+
+static json_t *env_json(const struct environment *e)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+			 "kernel", e->kernel, "kernel_version", e->kernel_version,
+			 "arch", e->arch, "cpu_model", e->cpu_model, "cpus", e->cpus,
+			 "clocksource", e->clocksource, "virtualization", e->virtualization,
+			 "mitigations", e->mitigations, "governor", e->governor,
+			 "tracetax_version", e->tracetax_version, "hostname", e->hostname,
+			 "started", e->started, "other_tracers", e->other_tracers,
+			 "tools", e->tools);
+}
+
+static json_t *options_json(const struct run_options *o)
+{
+	return json_pack("{s:i, s:i, s:I, s:o, s:o}",
+			 "reps", o->reps, "run_ms", o->run_ms,
+			 "iterations", (json_int_t)o->iterations,
+			 "seed", seed_json(o->seed), "target", str_or_null(o->target));
+}
+
+static json_t *summary_json(const struct summary *s)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:[o, o]}",
+			 "n", (json_int_t)s->n, "mean", num(s->mean), "median", num(s->median),
+			 "stddev", num(s->stddev), "min", num(s->min), "max", num(s->max),
+			 "ci95", num(s->ci95[0]), num(s->ci95[1]));
+}
+
+static json_t *run_json(const struct rep *r)
+{
+	/* cycles are 0 when the TSC was not usable: null, not "free" */
+	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:o, s:o, s:b, s:b}",
+			 "baseline_ns_per_op", num(r->base_ns_per_op),
+			 "traced_ns_per_op", num(r->traced_ns_per_op),
+			 "baseline_cycles_per_op", num(r->base_cycles_per_op > 0 ? r->base_cycles_per_op : NAN),
+			 "traced_cycles_per_op", num(r->traced_cycles_per_op > 0 ? r->traced_cycles_per_op : NAN),
+			 "events", (json_int_t)r->events, "hits", count_or_null(r->hits),
+			 "lost", (json_int_t)r->lost, "stops", count_or_null(r->stops),
+			 "consumer_ns", num(r->consumer_ns),
+			 "traced_first", r->traced_first, "outlier", r->outlier);
+}
+
+/* Figures only for cells that measured: a failed cell's partial reps stay
+ * in "runs" for diagnosis but get no summary a reader could mistake. */
+static void cell_stats(json_t *o, const struct cell *c)
+{
+	bool ok = c->status == CELL_OK && c->nreps > 0;
+
+	json_object_set_new(o, "baseline_ns_per_op", ok ? summary_json(&c->base) : json_null());
+	json_object_set_new(o, "traced_ns_per_op", ok ? summary_json(&c->traced) : json_null());
+	json_object_set_new(o, "overhead_ns_per_event", ok ? summary_json(&c->overhead) : json_null());
+	json_object_set_new(o, "slowdown", ok ? num(c->slowdown) : json_null());
+	json_object_set_new(o, "baseline_cv", ok ? num(c->base_cv) : json_null());
+	json_object_set_new(o, "outliers", json_integer(ok ? c->outliers : 0));
+	json_object_set_new(o, "consumer_ns_per_event", ok ? num(c->consumer_ns_per_event) : json_null());
+}
+
+static json_t *cell_json(const struct cell *c)
+{
+	json_t *runs = json_array();
+	json_t *o = json_pack("{s:s, s:s, s:o, s:i, s:s, s:o, s:I, s:I, s:i, s:I, s:o, s:I, s:o}",
+			      "workload", c->workload, "tracer", c->tracer,
+			      "target", str_or_null(c->target), "threads", c->threads,
+			      "status", status_name(c->status), "reason", str_or_null(c->reason),
+			      "iterations", (json_int_t)c->iterations,
+			      "warmup", (json_int_t)c->warmup, "reps", c->nreps,
+			      "events", (json_int_t)c->events, "hits", count_or_null(c->hits),
+			      "lost", (json_int_t)c->lost, "stops", count_or_null(c->stops));
+
+	if (!o || !runs)
+		die("out of memory");
+	cell_stats(o, c);
+	json_object_set_new(o, "note", str_or_null(c->note));
+	for (int i = 0; i < c->nreps; i++)
+		json_array_append_new(runs, run_json(&c->reps[i]));
+	json_object_set_new(o, "runs", runs);
+	return o;
+}
+
+static json_t *results_json(const struct results *r)
+{
+	json_t *cells = json_array();
+	json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o}",
+				"tracetax_version", r->env.tracetax_version,
+				"schema_version", SCHEMA_VERSION,
+				"environment", env_json(&r->env),
+				"options", options_json(&r->opts),
+				"elapsed_s", num(r->elapsed_s));
+
+	if (!doc || !cells)
+		die("out of memory");
+	for (int i = 0; i < r->ncells; i++)
+		json_array_append_new(cells, cell_json(&r->cells[i]));
+	json_object_set_new(doc, "cells", cells);
+	return doc;
+}
+
+char *output_json_string(const struct results *r)
+{
+	json_t *doc = results_json(r);
+	/* 17 significant digits: a double read back is the double written */
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+
+	json_decref(doc);
+	if (!s)
+		die("out of memory");
+	return s;
+}
+
+static int write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, s, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		s += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The rename is durable only once the directory entry is on disk too. */
+static void fsync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd;
+
+	if (!copy)
+		return;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+/*
+ * Write to path.tmp, fsync, rename: a reader (or a crash) sees the old
+ * document or the new one, never half of one. "-" is stdout.
+ */
+int output_json_file(const struct results *r, const char *path)
+{
+	char *s = output_json_string(r), *tmp = NULL;
+	int fd = -1, ret = -1;
+
+	if (!strcmp(path, "-")) {
+		ret = (write_all(STDOUT_FILENO, s, strlen(s)) < 0 || write_all(STDOUT_FILENO, "\n", 1) < 0)
+			? error("cannot write results to stdout: %s", strerror(errno)) : 0;
+		free(s);
+		return ret;
+	}
+	if (asprintf(&tmp, "%s.tmp", path) < 0)
+		die("out of memory");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot create '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, s, strlen(s)) < 0 || write_all(fd, "\n", 1) < 0 || fsync(fd) < 0) {
+		error("cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		error("cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		goto out;
+	}
+	fsync_dir(path);
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	free(s);
+	return ret;
+}

@@ -1,0 +1,92 @@
+#include <jansson.h>
+#include <string.h>
+
+#include "load/workloads.h"
+#include "output_list.h"
+#include "syscalls.h"
+#include "tracer.h"
+
+/* The status of one tracer name, probed with the getpid target. */
+static int probe(const char *name, char *reason, size_t len)
+{
+	struct tracer t;
+	char err[256];
+
+	if (tracer_init(&t, name, tt_syscall_find("getpid"), err, sizeof(err))) {
+		snprintf(reason, len, "%s", err);
+		return TT_FAIL;
+	}
+	return tracer_supported(&t, reason, len);
+}
+
+static void each_name(const struct tracer_ops *ops, int v, char *buf, size_t len)
+{
+	if (ops->variants)
+		snprintf(buf, len, "%s/%s", ops->name, ops->variants[v]);
+	else
+		snprintf(buf, len, "%s", ops->name);
+}
+
+static int list_json(FILE *f)
+{
+	json_t *doc = json_object(), *tr = json_array(), *wl = json_array(), *sc = json_array();
+	char name[128], reason[256];
+
+	for (int i = 0; tracer_table[i]; i++) {
+		const struct tracer_ops *ops = tracer_table[i];
+
+		for (int v = 0; v == 0 || (ops->variants && ops->variants[v]); v++) {
+			int st;
+
+			each_name(ops, v, name, sizeof(name));
+			st = probe(name, reason, sizeof(reason));
+			json_array_append_new(tr, json_pack("{s:s, s:s, s:s, s:s?, s:s}",
+				"name", name, "family", ops->name,
+				"status", st == TT_OK ? "available" : "skipped",
+				"reason", st == TT_OK ? NULL : reason,
+				"summary", ops->summary ? ops->summary : ""));
+		}
+	}
+	for (const struct workload *w = workloads; w->name; w++)
+		json_array_append_new(wl, json_pack("{s:s, s:s?, s:s?, s:s?, s:s}", "name", w->name,
+						    "syscall", w->syscall, "function", w->func,
+						    "usdt", w->usdt, "summary", w->summary));
+	for (const struct tt_syscall *s = tt_syscalls; s->name; s++)
+		json_array_append_new(sc, json_pack("{s:s, s:I, s:s}", "name", s->name,
+						    "nr", (json_int_t)s->nr, "event", s->event));
+	json_object_set_new(doc, "tracers", tr);
+	json_object_set_new(doc, "workloads", wl);
+	json_object_set_new(doc, "targets", sc);
+	json_dumpf(doc, f, JSON_INDENT(2));
+	fputc('\n', f);
+	json_decref(doc);
+	return 0;
+}
+
+int output_list(FILE *f, int json)
+{
+	char name[128], reason[256];
+
+	if (json)
+		return list_json(f);
+	fprintf(f, "tracers:\n");
+	for (int i = 0; tracer_table[i]; i++) {
+		const struct tracer_ops *ops = tracer_table[i];
+
+		for (int v = 0; v == 0 || (ops->variants && ops->variants[v]); v++) {
+			each_name(ops, v, name, sizeof(name));
+			if (probe(name, reason, sizeof(reason)) == TT_OK)
+				fprintf(f, "  %-24s available  %s\n", name, v ? "" : ops->summary ? ops->summary : "");
+			else
+				fprintf(f, "  %-24s skipped: %s\n", name, reason);
+		}
+	}
+	fprintf(f, "\nworkloads:\n");
+	for (const struct workload *w = workloads; w->name; w++)
+		fprintf(f, "  %-24s %s\n", w->name, w->summary);
+	fprintf(f, "\ntargets (--target):");
+	for (const struct tt_syscall *s = tt_syscalls; s->name; s++)
+		fprintf(f, " %s", s->name);
+	fputc('\n', f);
+	return 0;
+}

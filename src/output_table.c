@@ -1,0 +1,238 @@
+/*
+ * The terminal table: one line per measured cell, readable in 100 columns.
+ * Columns are sized to their content, so a run of cheap BPF tracers stays
+ * narrow and one with strace still lines up. Skipped and failed cells are
+ * listed after the table, every one of them: a tracer that did not run is
+ * an answer too ("not on this kernel"), never silently missing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "results.h"
+
+#define TABLE_WIDTH 100
+#define FIELD 96
+
+enum col { COL_TRACER, COL_WORKLOAD, COL_THREADS, COL_BASE, COL_TRACED, COL_OVERHEAD,
+	   COL_SLOWDOWN, COL_HITS, COL_LOST, NCOLS };
+
+static const char *const col_head[NCOLS] = {
+	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
+	"slowdown", "hits/events", "lost",
+};
+/* text columns align left, numbers right */
+static const bool col_left[NCOLS] = { true, true };
+
+struct style {
+	const char *dim, *yellow, *red, *bold, *reset;
+};
+
+struct layout {
+	bool show[NCOLS];
+	int width[NCOLS];
+};
+
+static void fmt_ns(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) < 10)
+		snprintf(buf, len, "%.2f", v);
+	else if (fabs(v) < 1000)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/* 3 significant digits with k/M/G: counts are there to compare, and the
+ * note gives the exact figures when hits and events differ. */
+static void fmt_count(char *buf, size_t len, int64_t v)
+{
+	static const char units[] = "kMGTP";
+	double d = (double)v;
+	int u = -1;
+
+	if (v < 10000) {
+		snprintf(buf, len, "%lld", (long long)v);
+		return;
+	}
+	while (u < 4 && fabs(d) >= 999.5) {
+		d /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.3g%c", d, units[u]);
+}
+
+static void fmt_slowdown(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, v < 10 ? "x%.2f" : v < 100 ? "x%.1f" : "x%.0f", v);
+}
+
+static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
+{
+	char m[24], lo[24], hi[24], h[24], e[24];
+
+	snprintf(f[COL_TRACER], FIELD, "%s", c->tracer);
+	snprintf(f[COL_WORKLOAD], FIELD, "%s", c->workload);
+	snprintf(f[COL_THREADS], FIELD, "%d", c->threads);
+	fmt_ns(f[COL_BASE], FIELD, c->base.mean);
+	fmt_ns(f[COL_TRACED], FIELD, c->traced.mean);
+	fmt_ns(m, sizeof(m), c->overhead.mean);
+	fmt_ns(lo, sizeof(lo), c->overhead.ci95[0]);
+	fmt_ns(hi, sizeof(hi), c->overhead.ci95[1]);
+	snprintf(f[COL_OVERHEAD], FIELD, "%s [%s, %s]", m, lo, hi);
+	fmt_slowdown(f[COL_SLOWDOWN], FIELD, c->slowdown);
+	fmt_count(e, sizeof(e), c->events);
+	if (c->hits < 0) {
+		snprintf(f[COL_HITS], FIELD, "n/a");
+	} else {
+		fmt_count(h, sizeof(h), c->hits);
+		snprintf(f[COL_HITS], FIELD, "%s/%s", h, e);
+	}
+	snprintf(f[COL_LOST], FIELD, "%lld", (long long)c->lost);
+}
+
+static bool varies(const struct results *r, bool by_workload)
+{
+	for (int i = 1; i < r->ncells; i++) {
+		if (by_workload && strcmp(r->cells[i].workload, r->cells[0].workload))
+			return true;
+		if (!by_workload && r->cells[i].threads != r->cells[0].threads)
+			return true;
+	}
+	return false;
+}
+
+static void plan_layout(const struct results *r, struct layout *l)
+{
+	char f[NCOLS][FIELD];
+
+	for (int k = 0; k < NCOLS; k++) {
+		l->show[k] = true;
+		l->width[k] = (int)strlen(col_head[k]);
+	}
+	l->show[COL_WORKLOAD] = varies(r, true);
+	l->show[COL_THREADS] = varies(r, false);
+	for (int i = 0; i < r->ncells; i++) {
+		if (r->cells[i].status != CELL_OK)
+			continue;
+		cell_fields(&r->cells[i], f);
+		for (int k = 0; k < NCOLS; k++)
+			if ((int)strlen(f[k]) > l->width[k])
+				l->width[k] = (int)strlen(f[k]);
+	}
+}
+
+/* Prints the columns, returns the width used, so the note can wrap. */
+static int print_fields(FILE *out, const struct layout *l, const char *const f[NCOLS])
+{
+	int used = 0;
+
+	for (int k = 0; k < NCOLS; k++) {
+		if (!l->show[k])
+			continue;
+		used += fprintf(out, "%s%*s", used ? "  " : "", col_left[k] ? -l->width[k] : l->width[k], f[k]);
+	}
+	return used;
+}
+
+static void print_row(FILE *out, const struct layout *l, const struct cell *c, const struct style *st)
+{
+	char f[NCOLS][FIELD];
+	const char *p[NCOLS];
+	int used;
+
+	cell_fields(c, f);
+	for (int k = 0; k < NCOLS; k++)
+		p[k] = f[k];
+	used = print_fields(out, l, p);
+	if (!c->note[0])
+		fputc('\n', out);
+	else if (used + 2 + (int)strlen(c->note) <= TABLE_WIDTH)
+		fprintf(out, "  %s%s%s\n", st->yellow, c->note, st->reset);
+	else	/* too long for the line: under it, indented, rather than wrapped by the terminal */
+		fprintf(out, "\n    %s^ %s%s\n", st->yellow, c->note, st->reset);
+}
+
+static void print_header(FILE *out, const struct results *r, const struct style *st)
+{
+	const struct environment *e = &r->env;
+
+	fprintf(out, "%stracetax %s%s: kernel %s %s, %d x %s\n", st->bold, e->tracetax_version,
+		st->reset, e->kernel, e->arch, e->cpus, e->cpu_model);
+	fprintf(out, "clocksource %s, virt %s, governor %s, %d reps, seed %llu%s%s\n",
+		e->clocksource, e->virtualization, e->governor, r->opts.reps,
+		(unsigned long long)r->opts.seed, r->opts.target[0] ? ", target " : "",
+		r->opts.target);
+	if (e->other_tracers[0] && strcmp(e->other_tracers, "none"))
+		fprintf(out, "%salready tracing: %s%s\n", st->yellow, e->other_tracers, st->reset);
+	fputc('\n', out);
+}
+
+static void print_unmeasured(FILE *out, const struct results *r, const struct layout *l,
+			     const struct style *st)
+{
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+		char where[96] = "";
+		bool skipped = c->status == CELL_SKIPPED;
+
+		if (c->status == CELL_OK)
+			continue;
+		if (l->show[COL_WORKLOAD] || l->show[COL_THREADS])
+			snprintf(where, sizeof(where), " (%s, %d thread%s)", c->workload,
+				 c->threads, c->threads == 1 ? "" : "s");
+		fprintf(out, "%s  %-8s %s%s: %s%s\n", skipped ? st->dim : st->red,
+			skipped ? "skipped" : "failed", c->tracer, where,
+			c->reason[0] ? c->reason : "no reason given", st->reset);
+	}
+}
+
+static void print_footer(FILE *out, const struct style *st)
+{
+	fprintf(out, "%s"
+		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
+		"per event, mean [95%% bootstrap CI]; slowdown: traced / base; hits/events: events the\n"
+		"tracer saw / events the workload made (n/a: the tracer cannot count)%s\n",
+		st->dim, st->reset);
+}
+
+void output_table(const struct results *r, FILE *out, bool colour)
+{
+	static const struct style plain = { "", "", "", "", "" };
+	static const struct style ansi = { "\033[2m", "\033[33m", "\033[31m", "\033[1m", "\033[0m" };
+	const struct style *st = colour ? &ansi : &plain;
+	struct layout l;
+	int measured = 0, unmeasured = 0;
+
+	plan_layout(r, &l);
+	print_header(out, r, st);
+	for (int i = 0; i < r->ncells; i++) {
+		if (r->cells[i].status == CELL_OK)
+			measured++;
+		else
+			unmeasured++;
+	}
+	if (measured) {
+		fputs(st->bold, out);
+		print_fields(out, &l, col_head);
+		fprintf(out, "  note%s\n", st->reset);
+		for (int i = 0; i < r->ncells; i++)
+			if (r->cells[i].status == CELL_OK)
+				print_row(out, &l, &r->cells[i], st);
+	} else {
+		fprintf(out, "no cell was measured\n");
+	}
+	if (unmeasured) {
+		fputc('\n', out);
+		print_unmeasured(out, r, &l, st);
+	}
+	if (measured) {
+		fputc('\n', out);
+		print_footer(out, st);
+	}
+}

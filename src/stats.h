@@ -1,0 +1,33 @@
+/* Statistics: pure functions, unit-tested against hand-computed values. */
+#ifndef TRACETAX_STATS_H
+#define TRACETAX_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+struct summary {
+	size_t n;
+	double mean, median, stddev, min, max;
+	double ci95[2];           /* seeded percentile bootstrap of the mean */
+};
+
+double stats_mean(const double *x, size_t n);
+double stats_stddev(const double *x, size_t n);        /* sample (n-1) */
+double stats_quantile(const double *x, size_t n, double p); /* type 7, x need not be sorted */
+double stats_median(const double *x, size_t n);
+double stats_mad(const double *x, size_t n);           /* raw median absolute deviation */
+/* Flags x[i] whose modified z-score 0.6745*|x-med|/MAD exceeds 3.5. Returns count. */
+size_t stats_mad_outliers(const double *x, size_t n, bool *flags);
+/* 95% percentile bootstrap CI of the mean, B resamples, deterministic for a seed. */
+void stats_bootstrap_ci(const double *x, size_t n, unsigned B, uint64_t seed, double ci[2]);
+void stats_summarize(const double *x, size_t n, uint64_t seed, struct summary *s);
+double stats_cv(const double *x, size_t n);            /* stddev / mean */
+
+/* splitmix64/xoshiro-style PRNG, seeded, for bootstrap and rep order */
+struct tt_rng { uint64_t s; };
+void rng_seed(struct tt_rng *r, uint64_t seed);
+uint64_t rng_next(struct tt_rng *r);
+uint64_t rng_below(struct tt_rng *r, uint64_t n);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * tracefs helpers shared by the ftrace and uprobe tracers and by
+ * `tracetax cleanup`. Everything tracetax creates in tracefs carries our pid
+ * in its name (instance "tracetax-<pid>", dynamic event group
+ * "tracetax_<pid>"), so that what a crashed run left behind can be told
+ * apart from what a live tracetax, or the user, is using.
+ */
+#ifndef TRACETAX_TRACEFS_UTIL_H
+#define TRACETAX_TRACEFS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tracefs_instance;
+
+#define TT_INSTANCE_PREFIX "tracetax-"
+#define TT_DYNEVENT_PREFIX "tracetax_"
+
+/* Ring-buffer counters of an instance, summed over its CPUs. */
+struct tt_rb_stats {
+	int64_t entries;   /* events in the buffer now */
+	int64_t overrun;   /* events overwritten by newer ones (overwrite mode) */
+	int64_t commit_overrun; /* overwritten while a nested writer held the page */
+	int64_t dropped;   /* events refused because the buffer was full (no-overwrite mode) */
+	int64_t read;      /* events consumed by a reader */
+	int64_t bytes;     /* bytes the entries take, headers included */
+};
+
+/* "tracetax-<pid>" of this process. */
+void tt_instance_name(char *buf, size_t len);
+
+/*
+ * Create our own instance, fresh: one left over by an earlier cell of this
+ * same process is removed first. NULL with a message in @err on failure.
+ */
+struct tracefs_instance *tt_instance_create(char *err, size_t len);
+
+/* Remove the instance (also disables everything in it); NULL-safe. */
+void tt_instance_destroy(struct tracefs_instance **inst);
+
+/*
+ * The checks supported() of a tracefs tracer makes: tracefs mounted (or
+ * mountable), @system/@event present, and an instance can be created.
+ */
+int tt_tracefs_probe(const char *system, const char *event, char *reason, size_t len);
+
+/* The tracepoint id perf_event_open() wants as config; -1 on error (errno). */
+long tt_tracefs_event_id(const char *system, const char *event);
+
+/*
+ * Bytes one record of @system:@event takes in the ring buffer, header
+ * included, computed from its format; -1 on error.
+ */
+int tt_tracefs_record_size(const char *system, const char *event);
+
+/* Sum per_cpu/cpuN/stats over the CPUs of @inst; -1 with errno on error. */
+int tt_instance_stats(struct tracefs_instance *inst, struct tt_rb_stats *out);
+
+/*
+ * Remove instances named tracetax-<pid> and dynamic events in groups
+ * tracetax_<pid> whose process no longer exists. @removed gets how many
+ * were removed. Returns 0, or -1 if one could not be removed (reported).
+ */
+int tracefs_cleanup_stale(int *removed);
+
+#endif

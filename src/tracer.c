@@ -1,0 +1,99 @@
+/* Core side of the tracer interface: name lookup and error plumbing. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tracer.h"
+
+int tracer_error(struct tracer *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->err, sizeof(t->err), fmt, ap);
+	va_end(ap);
+	return TT_FAIL;
+}
+
+int tracer_skip(struct tracer *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->err, sizeof(t->err), fmt, ap);
+	va_end(ap);
+	return TT_SKIP;
+}
+
+/*
+ * "bpf:tp/count" -> family "bpf:tp", variant "count". A family with
+ * variants and no '/' takes its first (default) variant.
+ */
+const struct tracer_ops *tracer_ops_find(const char *family, const char **variant_out,
+					 const char *full, char *err, size_t errlen)
+{
+	const char *slash = strchr(full, '/');
+	size_t flen = slash ? (size_t)(slash - full) : strlen(full);
+	const struct tracer_ops *ops = NULL;
+
+	(void)family;
+	for (int i = 0; tracer_table[i]; i++) {
+		if (strlen(tracer_table[i]->name) == flen &&
+		    !strncmp(tracer_table[i]->name, full, flen)) {
+			ops = tracer_table[i];
+			break;
+		}
+	}
+	if (!ops) {
+		snprintf(err, errlen, "unknown tracer '%s' (see 'tracetax list')", full);
+		return NULL;
+	}
+	*variant_out = NULL;
+	if (!ops->variants) {
+		if (slash) {
+			snprintf(err, errlen, "tracer '%s' takes no variant", ops->name);
+			return NULL;
+		}
+		return ops;
+	}
+	if (!slash) {
+		*variant_out = ops->variants[0];
+		return ops;
+	}
+	for (int i = 0; ops->variants[i]; i++) {
+		if (!strcmp(ops->variants[i], slash + 1)) {
+			*variant_out = ops->variants[i];
+			return ops;
+		}
+	}
+	snprintf(err, errlen, "unknown variant '%s' of tracer '%s'", slash + 1, ops->name);
+	return NULL;
+}
+
+int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall *target,
+		char *err, size_t errlen)
+{
+	const char *variant;
+	const struct tracer_ops *ops = tracer_ops_find(NULL, &variant, fullname, err, errlen);
+
+	memset(t, 0, sizeof(*t));
+	if (!ops)
+		return -1;
+	t->ops = ops;
+	if (variant)
+		snprintf(t->name, sizeof(t->name), "%s/%s", ops->name, variant);
+	else
+		snprintf(t->name, sizeof(t->name), "%s", ops->name);
+	t->variant = variant;
+	t->target = target;
+	t->threads = 1;
+	return 0;
+}
+
+int tracer_supported(const struct tracer *t, char *reason, size_t len)
+{
+	reason[0] = '\0';
+	if (!t->ops->supported)
+		return TT_OK;
+	return t->ops->supported(t, reason, len);
+}

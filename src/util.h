@@ -1,0 +1,38 @@
+#ifndef TRACETAX_UTIL_H
+#define TRACETAX_UTIL_H
+
+#include <stdint.h>
+#include <stdnoreturn.h>
+#include <time.h>
+
+/* git's rules: lower case, no full stop, the problem first, 'subject' quoted. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Bad input: one line, exit 2. */
+noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define BUG(msg) bug_at(__FILE__, __LINE__, msg)
+noreturn void bug_at(const char *file, int line, const char *msg);
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of this whole process (all threads), ns. */
+uint64_t process_cpu_ns(void);
+uint64_t thread_cpu_ns(void);
+
+/* Read a small file into buf, trailing newline cut; -1 on error. */
+int read_file_str(const char *path, char *buf, size_t len);
+int write_file_str(const char *path, const char *s);
+
+/* Strict number parsing: whole string, in range; -1 on error. */
+int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+extern int tt_verbose;
+void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

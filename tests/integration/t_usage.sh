@@ -1,0 +1,30 @@
+# Bad input: one clear line on stderr, exit 2, no results file. Help: exit 0.
+. "$(dirname "$0")/lib.sh"
+
+bad() {
+	local want=$1; shift
+	"$TT" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ "$rc" = 2 ] || fail "'$*' exited $rc, want 2"
+	[ "$(wc -l <"$TMP/err")" = 1 ] || fail "'$*' printed $(wc -l <"$TMP/err") lines: $(cat "$TMP/err")"
+	grep -q -- "$want" "$TMP/err" || fail "'$*' said '$(cat "$TMP/err")', want '$want'"
+	grep -q '^tracetax: ' "$TMP/err" || fail "'$*' message lacks the 'tracetax: ' prefix"
+}
+
+bad "is not a tracetax command" frob
+bad "unknown workload 'nope'" run -w nope --json "$TMP/r.json"
+bad "unknown tracer 'bpf:nope'" run -t bpf:nope
+bad "invalid --reps '0'" run --reps 0
+bad "invalid thread count" run --threads 0
+bad "unknown target syscall 'open'" run --target open
+bad "needs a value" run --json
+bad "unknown option" list --frob
+[ -e "$TMP/r.json" ] && fail "a results file was written on bad input"
+"$TT" >/dev/null 2>&1; [ $? = 2 ] || fail "no command should exit 2"
+for c in "--help" "run --help" "list --help" "cleanup --help"; do
+	# shellcheck disable=SC2086
+	"$TT" $c >"$TMP/out" 2>&1 || fail "'$c' failed"
+	grep -q usage "$TMP/out" || fail "'$c' printed no usage"
+done
+"$TT" --version | grep -q '^tracetax ' || fail "--version"
+exit 0

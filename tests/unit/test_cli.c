@@ -1,0 +1,152 @@
+/* Argument parsing of `tracetax run`: every option, good and bad. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli.h"
+
+static int parse(struct run_args *a, char *err, const char *first, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = "run";
+	va_start(ap, first);
+	for (const char *s = first; s; s = va_arg(ap, const char *))
+		argv[argc++] = (char *)s;
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return cli_parse_run(argc, argv, a, err, 256);
+}
+
+static void test_defaults(void **state)
+{
+	struct run_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&a, err, NULL), 0);
+	assert_int_equal(a.nworkloads, 1);
+	assert_string_equal(a.workloads[0], "getpid");
+	assert_int_equal(a.nthreads, 1);
+	assert_int_equal(a.threads[0], 1);
+	assert_int_equal(a.reps, 5);
+	assert_int_equal(a.run_ms, 100);
+	assert_int_equal(a.iterations, 0);
+	assert_null(a.target);
+	assert_null(a.json_path);
+	/* default plan: every tracer, variants spelt out, none first */
+	assert_true(a.ntracers > 10);
+	assert_string_equal(a.tracers[0], "none");
+	cli_release(&a);
+}
+
+static void test_full_line(void **state)
+{
+	struct run_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&a, err, "-w", "getpid,close", "-t", "none,ptrace:all",
+			       "--threads", "1,2", "--reps", "10", "--run-ms", "200",
+			       "--json", "out.json", "--target", "close", "--seed", "42",
+			       "-n", "5000", "-q", "--color", "never", NULL), 0);
+	assert_int_equal(a.nworkloads, 2);
+	assert_string_equal(a.workloads[1], "close");
+	assert_int_equal(a.ntracers, 2);
+	assert_string_equal(a.tracers[1], "ptrace:all");
+	assert_int_equal(a.nthreads, 2);
+	assert_int_equal(a.threads[1], 2);
+	assert_int_equal(a.reps, 10);
+	assert_int_equal(a.run_ms, 200);
+	assert_string_equal(a.json_path, "out.json");
+	assert_string_equal(a.target, "close");
+	assert_int_equal(a.seed, 42);
+	assert_int_equal(a.iterations, 5000);
+	assert_true(a.quiet);
+	assert_int_equal(a.colour, 0);
+	cli_release(&a);
+}
+
+static void test_variants(void **state)
+{
+	struct run_args a;
+	char err[256];
+
+	(void)state;
+	/* a family alone takes its default variant; duplicates collapse */
+	assert_int_equal(parse(&a, err, "-t", "bpf:tp,bpf:tp/count,bpf:rawtp/hash", NULL), 0);
+	assert_int_equal(a.ntracers, 2);
+	assert_string_equal(a.tracers[0], "bpf:tp/count");
+	assert_string_equal(a.tracers[1], "bpf:rawtp/hash");
+	cli_release(&a);
+	/* patterns expand to every variant */
+	assert_int_equal(parse(&a, err, "-t", "bpf:tp/*", NULL), 0);
+	assert_int_equal(a.ntracers, 5);
+	cli_release(&a);
+}
+
+static void expect_error(const char *want, const char *o1, const char *o2)
+{
+	struct run_args a;
+	char err[256];
+
+	assert_int_equal(parse(&a, err, o1, o2, NULL), -1);
+	if (!strstr(err, want))
+		fail_msg("'%s %s': got '%s', want '%s'", o1, o2 ? o2 : "", err, want);
+	assert_null(strchr(err, '\n'));
+	cli_release(&a);
+}
+
+static void test_bad(void **state)
+{
+	(void)state;
+	expect_error("unknown workload 'nope'", "-w", "nope");
+	expect_error("empty workload list", "-w", "");
+	expect_error("unknown tracer 'nope'", "-t", "nope");
+	expect_error("unknown variant 'zzz' of tracer 'bpf:tp'", "-t", "bpf:tp/zzz");
+	expect_error("takes no variant", "-t", "ptrace:all/x");
+	expect_error("no tracer matches 'xyz*'", "-t", "xyz*");
+	expect_error("invalid thread count '0'", "--threads", "0");
+	expect_error("invalid thread count 'two'", "--threads", "1,two");
+	expect_error("invalid --reps '0'", "--reps", "0");
+	expect_error("invalid --reps '3x'", "--reps", "3x");
+	expect_error("invalid --run-ms '-5'", "--run-ms", "-5");
+	expect_error("invalid --iterations '0'", "-n", "0");
+	expect_error("invalid --seed 'abc'", "--seed", "abc");
+	expect_error("unknown target syscall 'open'", "--target", "open");
+	expect_error("empty --json path", "--json", "");
+	expect_error("invalid --color 'blue'", "--color", "blue");
+	expect_error("needs a value", "--reps", NULL);
+	expect_error("unknown option '--frobnicate'", "--frobnicate", NULL);
+	expect_error("unexpected argument 'extra'", "extra", NULL);
+}
+
+static void test_help(void **state)
+{
+	struct run_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&a, err, "--help", NULL), 0);
+	assert_true(a.help);
+	cli_release(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full_line),
+		cmocka_unit_test(test_variants),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_help),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

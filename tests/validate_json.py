@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Validate a tracetax results document against docs/schema.json.
+
+usage: tests/validate_json.py FILE [SCHEMA]
+
+Exit 0 when FILE is valid; 1 with one line on stderr naming the first
+problem (FILE: /json/path: message) when it is not or cannot be read;
+2 on bad usage.
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_SCHEMA = os.path.join(HERE, "..", "docs", "schema.json")
+
+
+def fail(msg):
+    print(msg[:400], file=sys.stderr)
+    sys.exit(1)
+
+
+def load(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        fail(f"cannot read {what} '{path}': {e.strerror}")
+    except ValueError as e:
+        fail(f"{path}: not JSON: {e}")
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        print("usage: validate_json.py FILE [SCHEMA]", file=sys.stderr)
+        return 2
+    try:
+        import jsonschema
+    except ImportError:
+        fail("cannot validate: python3 module 'jsonschema' not installed")
+    doc = load(argv[1], "document")
+    schema = load(argv[2] if len(argv) == 3 else DEFAULT_SCHEMA, "schema")
+    cls = jsonschema.validators.validator_for(schema)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as e:
+        fail(f"invalid schema: {e.message}")
+    err = jsonschema.exceptions.best_match(cls(schema).iter_errors(doc))
+    if err is not None:
+        where = "/" + "/".join(str(p) for p in err.absolute_path)
+        fail(f"{argv[1]}: {where}: {err.message}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
