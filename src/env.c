@@ -53,6 +53,15 @@ static void copy_str(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
+/* Lists are built "a; b; " for simplicity: cut the last separator. */
+static void trim_separator(char *buf)
+{
+	size_t n = strlen(buf);
+
+	if (n >= 2 && !strcmp(buf + n - 2, "; "))
+		buf[n - 2] = '\0';
+}
+
 static bool in_path(const char *prog)
 {
 	const char *path = getenv("PATH");
@@ -161,10 +170,9 @@ static void virtualization(char *buf, size_t len)
 	}
 	if (!vm[0])
 		copy_str(vm, sizeof(vm), "none");
+	copy_str(buf, len, vm);
 	if (ct[0] && strcmp(ct, "none"))
-		snprintf(buf, len, "%s, container %s", vm, ct);
-	else
-		copy_str(buf, len, vm);
+		appendf(buf, len, ", container %s", ct);
 }
 
 static int name_filter(const struct dirent *d)
@@ -192,6 +200,7 @@ static void mitigations(char *buf, size_t len)
 		free(ents[i]);
 	}
 	free(ents);
+	trim_separator(buf);
 }
 
 /* A tracefs instance that isn't this process's own. */
@@ -306,14 +315,10 @@ static void bpf_activity(char *buf, size_t len)
 
 static void other_tracers(char *buf, size_t len)
 {
-	size_t n;
-
 	buf[0] = '\0';
 	tracefs_activity(buf, len);
 	bpf_activity(buf, len);
-	n = strlen(buf);
-	if (n >= 2 && !strcmp(buf + n - 2, "; "))
-		buf[n - 2] = '\0';
+	trim_separator(buf);
 	if (!buf[0])
 		copy_str(buf, len, "none");
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/workloads.h"
 #include "results.h"
 #include "util.h"
 
@@ -84,7 +85,10 @@ static void sum_totals(struct cell *c)
  */
 static bool is_collateral(const struct cell *c)
 {
-	return c->target[0] && strcmp(c->target, c->workload) != 0;
+	const struct workload *w = workload_find(c->workload);
+	const char *own = w && w->syscall ? w->syscall : "";
+
+	return c->target[0] && strcmp(c->target, own) != 0;
 }
 
 static void write_note(struct cell *c)

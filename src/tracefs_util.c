@@ -69,7 +69,11 @@ int tt_tracefs_probe(const char *system, const char *event, char *reason, size_t
 		return -1;
 	}
 	if (!tracefs_event_file_exists(NULL, system, event, "enable")) {
-		snprintf(reason, len, "tracefs event '%s:%s' not found", system, event);
+		if (errno == ENOENT)
+			snprintf(reason, len, "tracefs event '%s:%s' not found", system, event);
+		else
+			snprintf(reason, len, "cannot access tracefs event '%s:%s': %s",
+				 system, event, strerror(errno));
 		return -1;
 	}
 	tt_instance_name(name, sizeof(name));
@@ -199,7 +203,7 @@ static bool stale_name(const char *name, const char *prefix)
 
 static int cleanup_instances(int *removed)
 {
-	char **names = tracefs_instances("^" TT_INSTANCE_PREFIX "[0-9]+$");
+	char **names = tracefs_instances("^" TT_INSTANCE_PREFIX "[0-9][0-9]*$");
 	int ret = 0;
 
 	for (int i = 0; names && names[i]; i++) {

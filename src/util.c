@@ -87,10 +87,10 @@ uint64_t thread_cpu_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
 int read_file_str(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 	ssize_t n;
 
-	if (fd < 0 || len == 0)
+	if (len == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	n = read(fd, buf, len - 1);
 	close(fd);

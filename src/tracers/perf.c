@@ -6,6 +6,12 @@
  * Both follow the workload with inherit = 1: its threads are created after
  * start(), and inherited events fold their counts into the parent event when
  * a thread exits, so one read() after the run sees every thread.
+ *
+ * Pitfall: a BPF program attached to the same tracepoint through perf (any
+ * bpf:tp-style tool, on the whole machine) acts as a filter for it: when the
+ * program returns 0 the kernel records nothing for *any* perf event there
+ * (perf_syscall_enter), so counts fall to 0 while it is attached. Such a run
+ * shows as hits < events, which is why hits are never taken on trust.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -159,7 +165,8 @@ const struct tracer_ops tracer_perf_count = {
 
 const struct tracer_ops tracer_perf_sample = {
 	.name = "perf:sample",
-	.summary = "perf_event_open on the syscall tracepoint, every event into per-CPU mmap rings, consumed",
+	.summary = "perf_event_open on the syscall tracepoint, each event sampled "
+		   "into per-CPU mmap rings and consumed",
 	.supported = perf_supported,
 	.setup = tt_perf_sample_setup,
 	.start = tt_perf_sample_start,

@@ -5,6 +5,7 @@
  * runs. The reader's CPU time is the consumer cost.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,8 @@ static void *reader_main(void *arg)
 		for (int i = 0; i < n; i++)
 			ring_drain(p, &p->rings[i]);
 	}
+	for (int i = 0; i < n; i++)	/* poll failed: still count what is there */
+		ring_drain(p, &p->rings[i]);
 	p->reader_ns = thread_cpu_ns();
 	return NULL;
 }
@@ -206,6 +209,7 @@ int tt_perf_sample_start(struct tracer *t, pid_t pid)
 {
 	struct tt_perf *p = t->priv;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), ret;
+	sigset_t all, old;
 
 	reader_stop(p);		/* the last run failed before stop() */
 	rings_close(p);
@@ -228,7 +232,11 @@ int tt_perf_sample_start(struct tracer *t, pid_t pid)
 	p->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (p->stop_fd < 0)
 		return tracer_error(t, "cannot create eventfd: %s", strerror(errno));
+	/* Signals belong to the runner's signal thread, never to our reader. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	errno = pthread_create(&p->reader, NULL, reader_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (errno)
 		return tracer_error(t, "cannot start perf reader thread: %s", strerror(errno));
 	p->reader_on = true;

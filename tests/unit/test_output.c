@@ -1,0 +1,267 @@
+/*
+ * The output formats on a synthetic results struct: the JSON document read
+ * back with jansson (and checked against docs/schema.json when python3
+ * jsonschema is there), the table searched for what a reader must see.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "results.h"
+
+#define SKIP_REASON "kernel built without CONFIG_KPROBES"
+
+static struct rep reps_bpf[3], reps_ptrace[1];
+static struct cell cells[4];
+static struct results res;
+
+static void set(char *dst, size_t len, const char *s)
+{
+	snprintf(dst, len, "%s", s);
+}
+
+static void fill_env(struct environment *e)
+{
+	set(e->kernel, sizeof(e->kernel), "6.18.0");
+	set(e->kernel_version, sizeof(e->kernel_version), "#1 SMP");
+	set(e->arch, sizeof(e->arch), "x86_64");
+	set(e->cpu_model, sizeof(e->cpu_model), "Intel(R) Xeon(R) Processor");
+	e->cpus = 2;
+	set(e->clocksource, sizeof(e->clocksource), "tsc");
+	set(e->virtualization, sizeof(e->virtualization), "kvm");
+	set(e->mitigations, sizeof(e->mitigations), "meltdown: Not affected; ");
+	set(e->governor, sizeof(e->governor), "n/a");
+	set(e->tracetax_version, sizeof(e->tracetax_version), "test");
+	set(e->hostname, sizeof(e->hostname), "box");
+	set(e->started, sizeof(e->started), "2025-01-02T03:04:05Z");
+	set(e->other_tracers, sizeof(e->other_tracers), "none");
+	set(e->tools, sizeof(e->tools), "strace 6.1");
+}
+
+static void fill_cell(struct cell *c, const char *tracer, enum cell_status st, const char *reason)
+{
+	set(c->workload, sizeof(c->workload), "getpid");
+	set(c->tracer, sizeof(c->tracer), tracer);
+	set(c->target, sizeof(c->target), "getpid");
+	set(c->reason, sizeof(c->reason), reason);
+	c->threads = 1;
+	c->status = st;
+	c->iterations = 1000;
+	c->warmup = 100;
+}
+
+/* bpf:tp/count: 3 reps, ~25 ns per event; ptrace:all: one rep, cannot count;
+ * bpf:kprobe skipped; strace failed. */
+static int setup(void **state)
+{
+	const double base[] = { 100, 102, 98 }, traced[] = { 125, 126, 124 };
+
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	fill_env(&res.env);
+	res.opts = (struct run_options){ .reps = 3, .run_ms = 100, .seed = 42 };
+	res.elapsed_s = 12.5;
+	fill_cell(&cells[0], "bpf:tp/count", CELL_OK, "");
+	for (int i = 0; i < 3; i++)
+		reps_bpf[i] = (struct rep){ .base_ns_per_op = base[i], .traced_ns_per_op = traced[i],
+					    .base_cycles_per_op = 250, .traced_cycles_per_op = 310,
+					    .events = 1100, .hits = 1100, .stops = -1,
+					    .traced_first = i == 1 };
+	cells[0].reps = reps_bpf;
+	cells[0].nreps = 3;
+	fill_cell(&cells[1], "ptrace:all", CELL_OK, "");
+	reps_ptrace[0] = (struct rep){ .base_ns_per_op = 100, .traced_ns_per_op = 5100,
+				       .events = 1100, .hits = -1, .stops = 2200,
+				       .consumer_ns = 1100 * 900.0 };
+	cells[1].reps = reps_ptrace;
+	cells[1].nreps = 1;
+	fill_cell(&cells[2], "bpf:kprobe", CELL_SKIPPED, SKIP_REASON);
+	fill_cell(&cells[3], "strace", CELL_FAILED, "strace exited with status 1");
+	for (int i = 0; i < 4; i++)
+		results_finish_cell(&cells[i], res.opts.seed);
+	res.cells = cells;
+	res.ncells = 4;
+	return 0;
+}
+
+static json_t *render(void)
+{
+	char *s = output_json_string(&res);
+	json_error_t err;
+	json_t *doc = json_loads(s, 0, &err);
+
+	if (!doc)
+		fail_msg("output is not JSON: %s at line %d", err.text, err.line);
+	free(s);
+	return doc;
+}
+
+static double real_at(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	assert_true(json_is_number(v));
+	return json_number_value(v);
+}
+
+static void test_json_document(void **state)
+{
+	json_t *doc = render(), *opts, *env;
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(doc, "tracetax_version")), "test");
+	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
+	env = json_object_get(doc, "environment");
+	assert_string_equal(json_string_value(json_object_get(env, "clocksource")), "tsc");
+	assert_int_equal(json_integer_value(json_object_get(env, "cpus")), 2);
+	opts = json_object_get(doc, "options");
+	assert_int_equal(json_integer_value(json_object_get(opts, "seed")), 42);
+	assert_true(json_is_null(json_object_get(opts, "target")));
+	assert_true(real_at(doc, "elapsed_s") == 12.5);
+	assert_int_equal(json_array_size(json_object_get(doc, "cells")), 4);
+	json_decref(doc);
+}
+
+static void test_json_ok_cell(void **state)
+{
+	json_t *doc = render(), *c, *ov, *ci, *runs;
+
+	(void)state;
+	c = json_array_get(json_object_get(doc, "cells"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "tracer")), "bpf:tp/count");
+	assert_string_equal(json_string_value(json_object_get(c, "status")), "ok");
+	assert_true(json_is_null(json_object_get(c, "reason")));
+	assert_int_equal(json_integer_value(json_object_get(c, "hits")), 3300);
+	assert_int_equal(json_integer_value(json_object_get(c, "events")), 3300);
+	assert_true(json_is_null(json_object_get(c, "stops")));
+	/* overheads 25 24 26: mean 25 */
+	ov = json_object_get(c, "overhead_ns_per_event");
+	assert_true(fabs(real_at(ov, "mean") - 25) < 1e-9);
+	ci = json_object_get(ov, "ci95");
+	assert_int_equal(json_array_size(ci), 2);
+	assert_true(json_real_value(json_array_get(ci, 0)) <= 25);
+	assert_true(json_real_value(json_array_get(ci, 1)) >= 25);
+	/* 125/100 */
+	assert_true(fabs(real_at(c, "slowdown") - 1.25) < 1e-9);
+	runs = json_object_get(c, "runs");
+	assert_int_equal(json_array_size(runs), 3);
+	assert_true(json_is_true(json_object_get(json_array_get(runs, 1), "traced_first")));
+	assert_true(real_at(json_array_get(runs, 0), "traced_cycles_per_op") == 310);
+	json_decref(doc);
+}
+
+static void test_json_unknowns_are_null(void **state)
+{
+	json_t *doc = render(), *cs = NULL, *p, *s;
+
+	(void)state;
+	cs = json_object_get(doc, "cells");
+	/* ptrace: hits unknown, one rep has no stddev, no TSC figures */
+	p = json_array_get(cs, 1);
+	assert_true(json_is_null(json_object_get(p, "hits")));
+	assert_int_equal(json_integer_value(json_object_get(p, "stops")), 2200);
+	assert_true(json_is_null(json_object_get(json_object_get(p, "baseline_ns_per_op"), "stddev")));
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(p, "runs"), 0),
+						 "baseline_cycles_per_op")));
+	/* 990000 ns of supervisor CPU / 1100 events */
+	assert_true(fabs(real_at(p, "consumer_ns_per_event") - 900) < 1e-9);
+	/* skipped: reason, and no numbers at all */
+	s = json_array_get(cs, 2);
+	assert_string_equal(json_string_value(json_object_get(s, "status")), "skipped");
+	assert_string_equal(json_string_value(json_object_get(s, "reason")), SKIP_REASON);
+	assert_true(json_is_null(json_object_get(s, "baseline_ns_per_op")));
+	assert_true(json_is_null(json_object_get(s, "overhead_ns_per_event")));
+	assert_true(json_is_null(json_object_get(s, "slowdown")));
+	assert_true(json_is_null(json_object_get(s, "hits")));
+	assert_int_equal(json_array_size(json_object_get(s, "runs")), 0);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(cs, 3), "status")),
+			    "failed");
+	json_decref(doc);
+}
+
+static char *table(bool colour)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	output_table(&res, f, colour);
+	fclose(f);
+	return buf;
+}
+
+static void test_table(void **state)
+{
+	char *t = table(false), *line, *save;
+
+	(void)state;
+	assert_non_null(strstr(t, "bpf:tp/count"));
+	assert_non_null(strstr(t, "ptrace:all"));
+	assert_non_null(strstr(t, "skipped  bpf:kprobe: " SKIP_REASON));
+	assert_non_null(strstr(t, "failed   strace: strace exited with status 1"));
+	assert_non_null(strstr(t, "25.0 [24."));      /* overhead mean [CI] */
+	assert_non_null(strstr(t, "x1.25"));
+	assert_non_null(strstr(t, "3300/3300"));
+	assert_non_null(strstr(t, "n/a"));
+	assert_non_null(strstr(t, "kernel 6.18.0"));
+	/* one workload, one thread count: no such columns */
+	assert_non_null(strstr(t, "\ntracer "));
+	assert_null(strstr(t, "\ntracer  workload"));
+	assert_null(strstr(t, " thr "));
+	assert_null(strchr(t, '\033'));
+	for (line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		assert_in_range(strlen(line), 0, 100);
+	free(t);
+	t = table(true);
+	assert_non_null(strstr(t, "\033["));
+	free(t);
+}
+
+static void test_json_file(void **state)
+{
+	char dir[] = "/tmp/tt-test-XXXXXX", path[64], tmp[80], cmd[256];
+	json_error_t err;
+	json_t *doc;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	assert_int_equal(output_json_file(&res, path), 0);
+	assert_int_equal(access(tmp, F_OK), -1);    /* renamed away */
+	doc = json_load_file(path, 0, &err);
+	assert_non_null(doc);
+	json_decref(doc);
+	/* the schema, when python3 can check it (run from the top of the tree) */
+	if (access("tests/validate_json.py", R_OK) == 0 &&
+	    system("python3 -c 'import jsonschema' 2>/dev/null") == 0) {
+		snprintf(cmd, sizeof(cmd), "python3 tests/validate_json.py %s", path);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(output_json_file(&res, "/nonexistent-dir/r.json"), -1);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_document),
+		cmocka_unit_test(test_json_ok_cell),
+		cmocka_unit_test(test_json_unknowns_are_null),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_json_file),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
