@@ -130,7 +130,7 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s' (see 'tracetax list --help')", argv[optind]);
-	return output_list(stdout, json) ? 1 : 0;
+	return output_list(stdout, json, find_load()) ? 1 : 0;
 }
 
 static int cmd_cleanup(int argc, char **argv)

@@ -3,10 +3,13 @@
 
 #include "load/workloads.h"
 #include "output_list.h"
+#include "runner.h"
 #include "syscalls.h"
 #include "tracer.h"
 
-/* The status of one tracer name, probed with the getpid target. */
+static const char *list_load_path;
+
+/* The status of one tracer name, probed on a workload that offers what it hooks. */
 static int probe(const char *name, char *reason, size_t len)
 {
 	struct tracer t;
@@ -16,6 +19,8 @@ static int probe(const char *name, char *reason, size_t len)
 		snprintf(reason, len, "%s", err);
 		return TT_FAIL;
 	}
+	runner_bind(&t, t.ops->hooks & TT_HOOK_USDT ? "func-usdt" :
+			t.ops->hooks & TT_HOOK_FUNC ? "func" : "getpid", list_load_path);
 	return tracer_supported(&t, reason, len);
 }
 
@@ -63,10 +68,11 @@ static int list_json(FILE *f)
 	return 0;
 }
 
-int output_list(FILE *f, int json)
+int output_list(FILE *f, int json, const char *load_path)
 {
 	char name[128], reason[256];
 
+	list_load_path = load_path;
 	if (json)
 		return list_json(f);
 	fprintf(f, "tracers:\n");

@@ -4,6 +4,6 @@
 #include <stdio.h>
 
 /* `tracetax list`: every tracer and variant with its status here, and the workloads. */
-int output_list(FILE *f, int json);
+int output_list(FILE *f, int json, const char *load_path);
 
 #endif

@@ -304,6 +304,14 @@ static const char *func_path(const struct workload *w, const char *load_path)
 	return NULL;
 }
 
+void runner_bind(struct tracer *t, const char *workload, const char *load_path)
+{
+	t->load_path = load_path;
+	t->workload = workload_find(workload);
+	t->func = t->workload->func;
+	t->func_path = func_path(t->workload, load_path);
+}
+
 static void cell_run(struct cell *c, const struct run_args *a, const char *load_path,
 		     struct tt_rng *rng)
 {
@@ -319,10 +327,7 @@ static void cell_run(struct cell *c, const struct run_args *a, const char *load_
 		return;
 	}
 	x.t.threads = c->threads;
-	x.t.load_path = load_path;
-	x.t.workload = workload_find(c->workload);
-	x.t.func = x.t.workload->func;
-	x.t.func_path = func_path(x.t.workload, load_path);
+	runner_bind(&x.t, c->workload, load_path);
 	if (!hooks_ok(&x.t, c->reason, sizeof(c->reason))) {
 		c->status = CELL_SKIPPED;
 		return;

@@ -155,6 +155,7 @@ static void count_teardown(struct tracer *t)
 
 const struct tracer_ops tracer_perf_count = {
 	.name = "perf:count",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "perf_event_open on the syscall tracepoint, counting only",
 	.supported = perf_supported,
 	.setup = tt_perf_setup,
@@ -165,6 +166,7 @@ const struct tracer_ops tracer_perf_count = {
 
 const struct tracer_ops tracer_perf_sample = {
 	.name = "perf:sample",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "perf_event_open on the syscall tracepoint, each event sampled "
 		   "into per-CPU mmap rings and consumed",
 	.supported = perf_supported,

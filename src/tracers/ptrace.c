@@ -232,6 +232,7 @@ static void pt_teardown(struct tracer *t)
 
 const struct tracer_ops tracer_ptrace_all = {
 	.name = "ptrace:all",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "PTRACE_SYSCALL stop at every syscall entry and exit (what strace does)",
 	.supported = pt_supported,
 	.setup = pt_setup,
@@ -244,6 +245,7 @@ const struct tracer_ops tracer_ptrace_all = {
 
 const struct tracer_ops tracer_ptrace_seccomp = {
 	.name = "ptrace:seccomp",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "seccomp RET_TRACE stop at the target syscall only (strace --seccomp-bpf)",
 	.supported = pt_supported,
 	.setup = pt_setup,

@@ -138,6 +138,7 @@ static int filter_stop(struct tracer *t, struct tt_hits *out)
 
 const struct tracer_ops tracer_seccomp_filter = {
 	.name = "seccomp:filter",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "seccomp filter that allows everything (arch check, then allow)",
 	.supported = filter_supported,
 	.child_prep = filter_child_prep,

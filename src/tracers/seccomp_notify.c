@@ -302,6 +302,7 @@ static void notify_teardown(struct tracer *t)
 
 const struct tracer_ops tracer_seccomp_notify = {
 	.name = "seccomp:notify",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "seccomp user notification on the target syscall, answered 'continue'",
 	.supported = notify_supported,
 	.setup = notify_setup,
