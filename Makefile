@@ -89,7 +89,7 @@ $(B)/bpf/%.tmp.o: bpf/%.bpf.c bpf/*.h
 	$(call msg,BPF,$<)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
 
-$(B)/bpf/%.bpf.o: $(B)/bpf/%.tmp.o
+$(BPF_SKELS:.skel.h=.bpf.o): $(B)/bpf/%.bpf.o: $(B)/bpf/%.tmp.o
 	$(Q)$(BPFTOOL) gen object $@ $<
 
 $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o

@@ -226,6 +226,7 @@ static void bpf_teardown(struct tracer *t)
 
 const struct tracer_ops tracer_bpf_tp = {
 	.name = "bpf:tp",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "BPF program on the tracepoint syscalls:sys_enter_<name>",
 	.variants = tt_bpf_variants,
 	.supported = tt_bpf_supported,
@@ -237,6 +238,7 @@ const struct tracer_ops tracer_bpf_tp = {
 
 const struct tracer_ops tracer_bpf_rawtp = {
 	.name = "bpf:rawtp",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "BPF program on the raw tracepoint sys_enter, filtering the syscall number",
 	.variants = tt_bpf_variants,
 	.supported = tt_bpf_supported,
@@ -248,6 +250,7 @@ const struct tracer_ops tracer_bpf_rawtp = {
 
 const struct tracer_ops tracer_bpf_tpbtf = {
 	.name = "bpf:tpbtf",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "BPF program on tp_btf/sys_enter (BTF-typed), filtering the syscall number",
 	.variants = tt_bpf_variants,
 	.supported = tt_bpf_supported,
