@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <tracefs.h>
+
 #include "cli.h"
 #include "output_list.h"
 #include "results.h"
@@ -157,6 +159,13 @@ int main(int argc, char **argv)
 
 	if (getenv("TRACETAX_VERBOSE"))
 		tt_verbose = 1;
+	/*
+	 * A fresh machine may not have tracefs mounted; libtracefs mounts it at
+	 * /sys/kernel/tracing on first use (as perf and bpftrace do). Do it
+	 * before any tracer probes a path under it.
+	 */
+	if (cmd && (!strcmp(cmd, "run") || !strcmp(cmd, "list") || !strcmp(cmd, "cleanup")))
+		tracefs_tracing_dir();
 	if (!cmd || !strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		fputs(usage_main, cmd ? stdout : stderr);
 		return cmd ? 0 : 2;

@@ -45,8 +45,16 @@ static int list_json(FILE *f)
 
 			each_name(ops, v, name, sizeof(name));
 			st = probe(name, reason, sizeof(reason));
-			json_array_append_new(tr, json_pack("{s:s, s:s, s:s, s:s?, s:s}",
-				"name", name, "family", ops->name,
+			json_t *hooks = json_array();
+
+			if (ops->hooks & TT_HOOK_SYSCALL)
+				json_array_append_new(hooks, json_string("syscall"));
+			if (ops->hooks & TT_HOOK_FUNC)
+				json_array_append_new(hooks, json_string("function"));
+			if (ops->hooks & TT_HOOK_USDT)
+				json_array_append_new(hooks, json_string("usdt"));
+			json_array_append_new(tr, json_pack("{s:s, s:s, s:o, s:s, s:s?, s:s}",
+				"name", name, "family", ops->name, "hooks", hooks,
 				"status", st == TT_OK ? "available" : "skipped",
 				"reason", st == TT_OK ? NULL : reason,
 				"summary", ops->summary ? ops->summary : ""));

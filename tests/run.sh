@@ -7,6 +7,10 @@ set -u
 cd "$(dirname "$0")/.."
 B=${TRACETAX_BUILD:-build}
 export TRACETAX_BUILD=$B
+# Sanitizer builds (make asan): third-party leaks are listed, with reasons, in lsan.supp.
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:fast_unwind_on_malloc=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 pass=0 fail=0 skip=0
 failed=() skipped=()
 log=$(mktemp -d)

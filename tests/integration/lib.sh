@@ -13,13 +13,16 @@ need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 # jq-like access with python: json_get FILE 'expr over d'
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
-# Tracers `tracetax list` says are available here, matching a pattern.
+# Tracers `tracetax list` says are available here, matching a pattern and,
+# optionally, hooking a kind of event (syscall, function, usdt, none).
 available() {
 	"$TT" list --json | python3 -c '
 import json, sys, fnmatch
 for t in json.load(sys.stdin)["tracers"]:
-    if t["status"] == "available" and fnmatch.fnmatch(t["name"], sys.argv[1]):
-        print(t["name"])' "${1:-*}"
+    hooks = t["hooks"] or ["none"]
+    if t["status"] == "available" and fnmatch.fnmatch(t["name"], sys.argv[1]) and \
+       (sys.argv[2] == "any" or sys.argv[2] in hooks):
+        print(t["name"])' "${1:-*}" "${2:-any}"
 }
 
 # Tracing BPF programs loaded on the machine (ours and anybody's).

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 
-tracers=$(available | grep -v -E '^(none|seccomp:filter)$|/empty$' | tr '\n' ',' | sed 's/,$//')
+tracers=$(available '*' syscall | grep -v -E '^(none|seccomp:filter)$|/empty$' | tr '\n' ',' | sed 's/,$//')
 [ -n "$tracers" ] || fail "no counting tracer available"
 "$TT" run -q -w getpid -t "$tracers" --target close -n 20000 --reps 1 --json "$TMP/r.json" >"$TMP/out" ||
 	fail "tracetax run failed: $(cat "$TMP/out")"

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 
-tracers=$(available | tr '\n' ',' | sed 's/,$//')
+tracers=$( (available '*' syscall; available '*' none) | tr '\n' ',' | sed 's/,$//')
 [ -n "$tracers" ] || fail "no tracer available"
 "$TT" run -q -w getpid -t "$tracers" -T 1,2 -n 20000 --reps 2 --json "$TMP/r.json" >"$TMP/out" ||
 	fail "tracetax run failed: $(cat "$TMP/out")"

@@ -1,0 +1,339 @@
+/*
+ * bpf:fentry, bpf:kprobe: a BPF program on the kernel function behind the
+ * hooked syscall (__x64_sys_getpid on x86-64), through a BPF trampoline
+ * (fentry) or a kprobe (bpf/kfunc.bpf.c). Variants: count, empty.
+ *
+ * Kernels differ here more than anywhere: kprobes are a build option
+ * (CONFIG_KPROBES), fentry needs BTF and a trampoline the kernel may
+ * refuse (lockdown, a BPF LSM, no direct-call ftrace). supported() asks
+ * the kernel by loading and attaching the real program, once per function
+ * and process, and passes on what the kernel said.
+ *
+ * As in bpf.c: loaded once per cell in setup(), attached in start() and
+ * detached in stop(), so that baseline runs pay nothing; the program
+ * counts only the workload's tgid, written into .bss in start().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "kfunc.skel.h"
+#include "../tracer.h"
+#include "../util.h"
+#include "bpf_util.h"
+
+#if defined(__x86_64__)
+#define ARCH_SYS "__x64_sys_"
+#elif defined(__aarch64__)
+#define ARCH_SYS "__arm64_sys_"
+#elif defined(__s390x__)
+#define ARCH_SYS "__s390x_sys_"
+#elif defined(__riscv)
+#define ARCH_SYS "__riscv_sys_"
+#else
+#define ARCH_SYS "sys_"
+#endif
+
+#define KSYM_LEN 128
+
+enum { KF_FENTRY, KF_KPROBE };
+enum { KV_COUNT, KV_EMPTY };
+
+static const char *const kf_variants[] = { "count", "empty", NULL };
+static const char *const kf_names[] = { "fentry", "kprobe" };
+
+struct kf_priv {
+	int fam, var, ncpus;
+	char fn[KSYM_LEN];		/* the kernel function hooked */
+	struct kfunc_bpf *skel;
+	struct bpf_program *prog;
+	struct bpf_link *link;		/* from start() to stop() */
+	uint64_t *percpu;
+};
+
+extern const struct tracer_ops tracer_bpf_kprobe;
+
+static int kf_family(const struct tracer *t)
+{
+	return t->ops == &tracer_bpf_kprobe ? KF_KPROBE : KF_FENTRY;
+}
+
+/*
+ * Where a syscall lives in the kernel: the arch wrapper the syscall table
+ * calls (__x64_sys_close), then __do_sys_getpid (no-argument syscalls: an
+ * alias at the same address, and the only name in BTF for some), then the
+ * unwrapped sys_close of architectures without wrappers. The name comes
+ * from the tracepoint (sys_enter_newstat -> newstat), not from libc's.
+ */
+static const char *const sym_fmt[] = { ARCH_SYS "%s", "__do_sys_%s", "sys_%s" };
+#define NSYM (sizeof(sym_fmt) / sizeof(sym_fmt[0]))
+
+static const char *sys_base(const struct tt_syscall *s)
+{
+	const char *e = s->event;
+
+	return strncmp(e, "sys_enter_", 10) ? s->name : e + 10;
+}
+
+/* The first candidate that is a text symbol in /proc/kallsyms; 0 if none. */
+static int kallsyms_pick(char cand[][KSYM_LEN], size_t n, char *out)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], type, name[KSYM_LEN];
+	size_t best = n;
+
+	if (!f)
+		return 0;
+	while (best && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %c %127s", &type, name) != 2 || (type != 'T' && type != 't'))
+			continue;
+		for (size_t i = 0; i < best; i++)
+			if (!strcmp(name, cand[i]))
+				best = i;
+	}
+	fclose(f);
+	if (best == n)
+		return 0;
+	snprintf(out, KSYM_LEN, "%s", cand[best]);
+	return 1;
+}
+
+/* fentry attaches by BTF id: the first candidate that is a BTF function. */
+static int btf_pick(char cand[][KSYM_LEN], size_t n, char *out, char *reason, size_t len)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int found = 0;
+
+	if (!btf) {
+		snprintf(reason, len, "no kernel BTF '/sys/kernel/btf/vmlinux': %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < n && !found; i++) {
+		if (btf__find_by_name_kind(btf, cand[i], BTF_KIND_FUNC) >= 0) {
+			snprintf(out, KSYM_LEN, "%s", cand[i]);
+			found = 1;
+		}
+	}
+	btf__free(btf);
+	return found;
+}
+
+static int find_function(int fam, const struct tt_syscall *s, char *out, char *reason,
+			 size_t len)
+{
+	char cand[NSYM][KSYM_LEN];
+	int rc;
+
+	for (size_t i = 0; i < NSYM; i++)
+		snprintf(cand[i], KSYM_LEN, sym_fmt[i], sys_base(s));
+	rc = fam == KF_FENTRY ? btf_pick(cand, NSYM, out, reason, len)
+			      : kallsyms_pick(cand, NSYM, out);
+	if (rc > 0)
+		return 0;
+	if (rc == 0)
+		snprintf(reason, len, "no kernel function for syscall '%s' in %s (tried '%s', '%s', '%s')",
+			 s->name, fam == KF_FENTRY ? "BTF" : "'/proc/kallsyms'", cand[0], cand[1],
+			 cand[2]);
+	return -1;
+}
+
+/* Open the skeleton and load the cell's program on p->fn. */
+static int kf_load(struct kf_priv *p, char *err, size_t len)
+{
+	char name[32], eb[96];
+	int e;
+
+	tt_libbpf_capture();
+	snprintf(name, sizeof(name), "tt_%s_%s", kf_names[p->fam], kf_variants[p->var]);
+	p->skel = kfunc_bpf__open();
+	if (!p->skel) {
+		snprintf(err, len, "cannot open BPF object 'kfunc.bpf.o': %s", strerror(errno));
+		return TT_FAIL;
+	}
+	p->prog = bpf_object__find_program_by_name(p->skel->obj, name);
+	if (!p->prog) {
+		snprintf(err, len, "no BPF program '%s' in 'kfunc.bpf.o'", name);
+		return TT_FAIL;
+	}
+	bpf_program__set_autoload(p->prog, true);
+	if (p->fam == KF_FENTRY && (e = bpf_program__set_attach_target(p->prog, 0, p->fn))) {
+		snprintf(err, len, "no BTF function '%s': %s", p->fn, tt_errstr(-e, eb, sizeof(eb)));
+		return TT_SKIP;
+	}
+	e = kfunc_bpf__load(p->skel);
+	if (e) {
+		/* EPERM, EINVAL, ENOTSUPP: the kernel refused the program type. */
+		snprintf(err, len, "kernel refused to load %s program on '%s': %s", kf_names[p->fam],
+			 p->fn, tt_errstr(-e, eb, sizeof(eb)));
+		return TT_SKIP;
+	}
+	return TT_OK;
+}
+
+static int kf_attach(struct kf_priv *p, char *err, size_t len)
+{
+	char eb[96];
+	int e;
+
+	tt_libbpf_capture();
+	if (p->fam == KF_FENTRY)
+		p->link = bpf_program__attach_trace(p->prog);
+	else
+		p->link = bpf_program__attach_kprobe(p->prog, false, p->fn);
+	if (p->link)
+		return TT_OK;
+	e = errno;
+	debug("libbpf said: %s", *tt_libbpf_msg() ? tt_libbpf_msg() : "nothing");
+	/* libbpf tries the kprobe PMU, then tracefs: neither exists without kprobes. */
+	if (p->fam == KF_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+	    access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+	    access("/sys/kernel/debug/tracing/kprobe_events", F_OK)) {
+		debug("kprobe on '%s': %s", p->fn, tt_errstr(e, eb, sizeof(eb)));
+		snprintf(err, len, "kernel built without CONFIG_KPROBES: no kprobe PMU, "
+			 "no tracefs kprobe_events");
+		return TT_SKIP;
+	}
+	snprintf(err, len, "kernel refused %s attach to '%s': %s", kf_names[p->fam], p->fn,
+		 tt_errstr(e, eb, sizeof(eb)));
+	return TT_SKIP;
+}
+
+static void kf_release(struct kf_priv *p)
+{
+	if (p->skel && p->skel->bss)
+		p->skel->bss->target_tgid = 0;
+	bpf_link__destroy(p->link);
+	p->link = NULL;
+	kfunc_bpf__destroy(p->skel);
+	p->skel = NULL;
+}
+
+/* Load and attach the real count program, then take everything down again. */
+static int kernel_trial(int fam, const struct tt_syscall *s, char *reason, size_t len)
+{
+	struct kf_priv p = { .fam = fam, .var = KV_COUNT };
+	int rc;
+
+	if (find_function(fam, s, p.fn, reason, len))
+		return TT_SKIP;
+	rc = kf_load(&p, reason, len);
+	if (rc == TT_OK)
+		rc = kf_attach(&p, reason, len);
+	kf_release(&p);
+	if (rc == TT_OK)
+		reason[0] = '\0';
+	return rc;
+}
+
+static int kf_supported(const struct tracer *t, char *reason, size_t len)
+{
+	const struct tt_syscall *s = t->target ? t->target : tt_syscall_find("getpid");
+	int fam = kf_family(t);
+	struct tt_probe_memo *m;
+	char key[96];
+
+	if (!tt_bpf_caps_ok(reason, len))
+		return TT_SKIP;
+	snprintf(key, sizeof(key), "%s:%s", kf_names[fam], s->name);
+	if (!tt_probe_memo(key, &m))
+		m->rc = kernel_trial(fam, s, m->reason, sizeof(m->reason));
+	snprintf(reason, len, "%s", m->reason);
+	return m->rc;
+}
+
+static int kf_setup(struct tracer *t)
+{
+	struct kf_priv *p = calloc(1, sizeof(*p));
+	int rc;
+
+	if (!p)
+		return tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
+	t->priv = p;
+	p->fam = kf_family(t);
+	p->var = t->variant && !strcmp(t->variant, "empty") ? KV_EMPTY : KV_COUNT;
+	p->ncpus = libbpf_num_possible_cpus();
+	if (p->ncpus <= 0)
+		return tracer_error(t, "cannot count possible CPUs: %s", strerror(-p->ncpus));
+	p->percpu = calloc((size_t)p->ncpus, sizeof(*p->percpu));
+	if (!p->percpu)
+		return tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
+	if (!t->target)
+		return tracer_error(t, "tracer '%s' needs a target syscall", t->name);
+	if (find_function(p->fam, t->target, p->fn, t->err, sizeof(t->err)))
+		return TT_SKIP;
+	rc = kf_load(p, t->err, sizeof(t->err));
+	if (rc == TT_OK)
+		debug("%s: program on '%s' loaded", t->name, p->fn);
+	return rc;
+}
+
+static int kf_start(struct tracer *t, pid_t pid)
+{
+	struct kf_priv *p = t->priv;
+
+	if (tt_percpu_zero(p->skel->maps.pcpu_count, p->percpu, p->ncpus))
+		return tracer_error(t, "cannot reset counter of '%s': %s", t->name, strerror(errno));
+	/* A plain store into the mmapped .bss; the go byte's write() orders it. */
+	__atomic_store_n(&p->skel->bss->target_tgid, (uint32_t)pid, __ATOMIC_SEQ_CST);
+	/* A kernel that let supported() attach and now refuses: a failure. */
+	return kf_attach(p, t->err, sizeof(t->err)) == TT_OK ? 0 : TT_FAIL;
+}
+
+static int kf_stop(struct tracer *t, struct tt_hits *out)
+{
+	struct kf_priv *p = t->priv;
+
+	bpf_link__destroy(p->link);
+	p->link = NULL;
+	/* Should the pid be reused before the next start(), it must not count. */
+	__atomic_store_n(&p->skel->bss->target_tgid, 0, __ATOMIC_SEQ_CST);
+	out->stops = -1;
+	out->consumer_ns = 0;
+	out->lost = 0;
+	out->hits = -1;		/* empty: the handler records nothing */
+	if (p->var == KV_COUNT &&
+	    tt_percpu_sum(p->skel->maps.pcpu_count, p->percpu, p->ncpus, &out->hits))
+		return tracer_error(t, "cannot read counter of '%s': %s", t->name, strerror(errno));
+	return 0;
+}
+
+static void kf_teardown(struct tracer *t)
+{
+	struct kf_priv *p = t->priv;
+
+	if (!p)
+		return;
+	kf_release(p);
+	free(p->percpu);
+	free(p);
+	t->priv = NULL;
+}
+
+const struct tracer_ops tracer_bpf_fentry = {
+	.name = "bpf:fentry",
+	.hooks = TT_HOOK_SYSCALL,
+	.summary = "BPF fentry program (trampoline) on the kernel function of the syscall",
+	.variants = kf_variants,
+	.supported = kf_supported,
+	.setup = kf_setup,
+	.start = kf_start,
+	.stop = kf_stop,
+	.teardown = kf_teardown,
+};
+
+const struct tracer_ops tracer_bpf_kprobe = {
+	.name = "bpf:kprobe",
+	.hooks = TT_HOOK_SYSCALL,
+	.summary = "BPF program on a kprobe on the kernel function of the syscall",
+	.variants = kf_variants,
+	.supported = kf_supported,
+	.setup = kf_setup,
+	.start = kf_start,
+	.stop = kf_stop,
+	.teardown = kf_teardown,
+};
