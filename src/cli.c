@@ -237,8 +237,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	}
 	if (optind < argc)
 		FAIL("unexpected argument '%s'", argv[optind]);
-	if (!have_tracers && cli_add_tracers(a, "all", err, errlen))
-		return -1;
+	if (!have_tracers) {
+		a->tracers_default = true;
+		if (cli_add_tracers(a, "all", err, errlen))
+			return -1;
+	}
 	return 0;
 }
 

@@ -12,6 +12,7 @@ struct run_args {
 	int nworkloads;
 	char *tracers[CLI_MAX_ITEMS];   /* full names, variants expanded */
 	int ntracers;
+	bool tracers_default;          /* no -t: every tracer that fits the workload */
 	int threads[CLI_MAX_ITEMS];
 	int nthreads;
 	int reps;

@@ -173,22 +173,63 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 	fputc('\n', out);
 }
 
+/* The family part of "bpf:tp/count", as a length. */
+static size_t family_len(const char *tracer)
+{
+	const char *slash = strchr(tracer, '/');
+
+	return slash ? (size_t)(slash - tracer) : strlen(tracer);
+}
+
+/* Cells j > i that say the same thing as cell i: same family, status, place, reason. */
+static bool same_story(const struct cell *a, const struct cell *b)
+{
+	size_t n = family_len(a->tracer);
+
+	return b->status == a->status && family_len(b->tracer) == n &&
+	       !strncmp(a->tracer, b->tracer, n) && b->tracer[n] == '/' &&
+	       !strcmp(a->workload, b->workload) && a->threads == b->threads &&
+	       !strcmp(a->reason, b->reason);
+}
+
+/*
+ * Skipped and failed cells, the variants of one family that share a reason
+ * on one line ("bpf:kprobe/{count,empty}"); a reason that would pass 100
+ * columns goes on a line of its own.
+ */
 static void print_unmeasured(FILE *out, const struct results *r, const struct layout *l,
 			     const struct style *st)
 {
 	for (int i = 0; i < r->ncells; i++) {
 		const struct cell *c = &r->cells[i];
-		char where[96] = "";
+		char where[96] = "", name[256];
 		bool skipped = c->status == CELL_SKIPPED;
+		const char *reason = c->reason[0] ? c->reason : "no reason given";
+		int j = i + 1, len;
 
 		if (c->status == CELL_OK)
 			continue;
+		while (j < r->ncells && same_story(c, &r->cells[j]))
+			j++;
+		if (j - i > 1) {
+			size_t n = family_len(c->tracer);
+
+			len = snprintf(name, sizeof(name), "%.*s/{%s", (int)n, c->tracer, c->tracer + n + 1);
+			for (int k = i + 1; k < j; k++)
+				len += snprintf(name + len, sizeof(name) - (size_t)len, ",%s",
+						r->cells[k].tracer + n + 1);
+			snprintf(name + len, sizeof(name) - (size_t)len, "}");
+		} else {
+			snprintf(name, sizeof(name), "%s", c->tracer);
+		}
 		if (l->show[COL_WORKLOAD] || l->show[COL_THREADS])
 			snprintf(where, sizeof(where), " (%s, %d thread%s)", c->workload,
 				 c->threads, c->threads == 1 ? "" : "s");
-		fprintf(out, "%s  %-8s %s%s: %s%s\n", skipped ? st->dim : st->red,
-			skipped ? "skipped" : "failed", c->tracer, where,
-			c->reason[0] ? c->reason : "no reason given", st->reset);
+		len = (int)(strlen(name) + strlen(where) + strlen(reason)) + 13;
+		fprintf(out, "%s  %-8s %s%s:%s%s%s\n", skipped ? st->dim : st->red,
+			skipped ? "skipped" : "failed", name, where, len > 100 ? "\n           " : " ",
+			reason, st->reset);
+		i = j - 1;
 	}
 }
 

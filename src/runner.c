@@ -259,17 +259,15 @@ static const char *cell_target(const struct run_args *a, const char *workload)
 	return a->target ? a->target : sc ? sc : "";
 }
 
-/* Whether the workload offers what the tracer hooks; the reason when not. */
-static int hooks_ok(const struct tracer *t, char *reason, size_t len)
+/* Whether workload @w offers what a tracer with @h hooks; the reason when not. */
+static int hooks_ok(unsigned h, const struct workload *w, const char *target, char *reason,
+		    size_t len)
 {
-	const struct workload *w = t->workload;
-	unsigned h = t->ops->hooks;
-
-	if ((h & TT_HOOK_SYSCALL) && !t->target) {
+	if ((h & TT_HOOK_SYSCALL) && !*target) {
 		snprintf(reason, len, "workload '%s' makes no syscall to hook (try --target)", w->name);
 		return 0;
 	}
-	if ((h & TT_HOOK_FUNC) && !t->func) {
+	if ((h & TT_HOOK_FUNC) && !w->func) {
 		snprintf(reason, len, "workload '%s' calls syscall(2) directly: no function to hook "
 			 "(try '%s-libc' or 'func')", w->name, w->name);
 		return 0;
@@ -328,7 +326,7 @@ static void cell_run(struct cell *c, const struct run_args *a, const char *load_
 	}
 	x.t.threads = c->threads;
 	runner_bind(&x.t, c->workload, load_path);
-	if (!hooks_ok(&x.t, c->reason, sizeof(c->reason))) {
+	if (!hooks_ok(x.t.ops->hooks, x.t.workload, c->target, c->reason, sizeof(c->reason))) {
 		c->status = CELL_SKIPPED;
 		return;
 	}
@@ -349,6 +347,17 @@ static void cell_run(struct cell *c, const struct run_args *a, const char *load_
 	tracer_teardown(&x.t);
 }
 
+/* The default plan leaves out tracers that cannot hook the workload at all. */
+static int fits(const struct run_args *a, const char *workload, const char *tracer)
+{
+	char err[256];
+	const char *variant;
+	const struct tracer_ops *ops = tracer_ops_find(NULL, &variant, tracer, err, sizeof(err));
+
+	return ops && hooks_ok(ops->hooks, workload_find(workload), cell_target(a, workload),
+			       err, sizeof(err));
+}
+
 static void progress_line(FILE *f, int i, int n, const struct cell *c)
 {
 	if (!f)
@@ -361,12 +370,12 @@ static void progress_line(FILE *f, int i, int n, const struct cell *c)
 
 int runner_run(const struct run_args *a, const char *load_path, struct results *r, FILE *progress)
 {
-	int n = a->nworkloads * a->ntracers * a->nthreads, i = 0, failed = 0;
+	int n = 0, failed = 0;
 	uint64_t t0 = now_ns();
 	struct tt_rng rng;
 
 	rng_seed(&rng, a->seed);
-	r->cells = calloc((size_t)n, sizeof(*r->cells));
+	r->cells = calloc((size_t)(a->nworkloads * a->ntracers * a->nthreads), sizeof(*r->cells));
 	if (!r->cells)
 		die("out of memory");
 	r->opts.reps = a->reps;
@@ -374,25 +383,31 @@ int runner_run(const struct run_args *a, const char *load_path, struct results *
 	r->opts.iterations = a->iterations;
 	r->opts.seed = a->seed;
 	snprintf(r->opts.target, sizeof(r->opts.target), "%s", a->target ? a->target : "");
+	/* the plan first, so that progress can say "[3/24]" */
 	for (int w = 0; w < a->nworkloads; w++)
 		for (int th = 0; th < a->nthreads; th++)
-			for (int k = 0; k < a->ntracers; k++, i++) {
-				struct cell *c = &r->cells[i];
+			for (int k = 0; k < a->ntracers; k++) {
+				struct cell *c = &r->cells[n];
 
-				if (signals_interrupted())
-					goto done;
+				if (a->tracers_default && !fits(a, a->workloads[w], a->tracers[k]))
+					continue;
 				snprintf(c->workload, sizeof(c->workload), "%s", a->workloads[w]);
 				snprintf(c->tracer, sizeof(c->tracer), "%s", a->tracers[k]);
 				snprintf(c->target, sizeof(c->target), "%s", cell_target(a, a->workloads[w]));
 				c->threads = a->threads[th];
-				c->reps = NULL;
-				r->ncells = i + 1;
-				cell_run(c, a, load_path, &rng);
-				results_finish_cell(c, a->seed);
-				failed |= c->status == CELL_FAILED;
-				progress_line(progress, i, n, c);
+				n++;
 			}
-done:
+	for (int i = 0; i < n; i++) {
+		struct cell *c = &r->cells[i];
+
+		if (signals_interrupted())
+			break;
+		r->ncells = i + 1;
+		cell_run(c, a, load_path, &rng);
+		results_finish_cell(c, a->seed);
+		failed |= c->status == CELL_FAILED;
+		progress_line(progress, i, n, c);
+	}
 	r->elapsed_s = (double)(now_ns() - t0) / 1e9;
 	if (signals_interrupted())
 		return 128 + signals_interrupted();

@@ -57,6 +57,37 @@ int tt_tracefs_record_size(const char *system, const char *event);
 int tt_instance_stats(struct tracefs_instance *inst, struct tt_rb_stats *out);
 
 /*
+ * Setting up and arming an instance for one event (tracefs_run.c).
+ */
+#define TT_BUFFER_ENV "TRACETAX_FTRACE_BUFFER_KB"
+
+/* TRACETAX_FTRACE_BUFFER_KB: 1 and *@kb set, 0 when unset, -1 when invalid (@err). */
+int tt_buffer_kb_env(int64_t *kb, char *err, size_t len);
+
+/*
+ * KiB per CPU that hold @events records of @system:@event with no reader,
+ * capped so that all CPUs' buffers take at most 1/4 of available memory.
+ */
+int tt_buffer_kb_for(const char *system, const char *event, int64_t events, int64_t *kb,
+		     char *err, size_t len);
+
+/*
+ * Our instance, quiet (tracing_on 0), with @kb KiB per CPU and the
+ * event-fork option: threads the workload starts later are filtered in.
+ */
+struct tracefs_instance *tt_instance_setup(int64_t kb, char *err, size_t len);
+
+/*
+ * Start of a run: filter on @pid, empty the buffers (which zeroes their
+ * counters), enable @system:@event, tracing_on 1.
+ */
+int tt_instance_arm(struct tracefs_instance *inst, int pid, const char *system,
+		    const char *event, char *err, size_t len);
+
+/* tracing_on 0 and the event disabled; -1 with errno if either failed. */
+int tt_instance_disarm(struct tracefs_instance *inst, const char *system, const char *event);
+
+/*
  * Remove instances named tracetax-<pid> and dynamic events in groups
  * tracetax_<pid> whose process no longer exists. @removed gets how many
  * were removed. Returns 0, or -1 if one could not be removed (reported).

@@ -16,15 +16,21 @@
 #include "../tracefs_util.h"
 #include "../tracer.h"
 #include "../util.h"
+#include "ftrace_reader.h"
 
-#define BUFFER_ENV "TRACETAX_FTRACE_BUFFER_KB"
-#define SUBBUF_SIZE 4096	/* default buffer_subbuf_size_kb */
-#define SUBBUF_HDR 16		/* struct buffer_data_page: timestamp + commit */
-#define BUFFER_CAP_KB (1024 * 1024)	/* per CPU; the kernel allocates it on every CPU */
+/*
+ * With a reader the buffer only has to absorb what the writer adds while the
+ * reader sleeps: the kernel wakes it at buffer_percent (50%) full.
+ */
+#define READER_BUFFER_KB 2048
+
+enum ftrace_mode { MODE_NOREAD, MODE_READ, MODE_SPLICE };
 
 struct ftrace_priv {
 	struct tracefs_instance *inst;
 	const char *system, *event;
+	enum ftrace_mode mode;
+	struct ftrace_readers *readers;	/* running between start() and stop() */
 };
 
 static bool is_raw(const struct tracer *t)
@@ -46,85 +52,36 @@ static int ftrace_supported(const struct tracer *t, char *reason, size_t len)
 	return tt_tracefs_probe(system, event, reason, len) ? TT_SKIP : TT_OK;
 }
 
-static int64_t mem_available_kb(void)
+static enum ftrace_mode mode_of(const struct tracer *t)
 {
-	char line[128];
-	int64_t kb = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
-/*
- * buffer_size_kb is per CPU, and every thread of the workload may run on the
- * same CPU, so each CPU's buffer must hold the whole run. Records are packed
- * into 4 KiB sub-buffers with a 16-byte header; the 1/8 margin covers the
- * time-extend records (one per gap over 134 ms), the page the writer cannot
- * fill before it wraps, and target calls the workload makes outside its loop.
- */
-static int buffer_kb(struct tracer *t, int64_t *kb)
-{
-	const char *env = getenv(BUFFER_ENV), *system, *event;
-	int64_t per_page, pages, cap, avail;
-	int rec;
-
-	if (env) {
-		if (parse_i64(env, 1, INT32_MAX, kb))
-			return tracer_error(t, "invalid %s '%s'", BUFFER_ENV, env);
-		return 0;
-	}
-	event_of(t, &system, &event);
-	rec = tt_tracefs_record_size(system, event);
-	if (rec <= 0)
-		return tracer_error(t, "cannot read format of event '%s:%s': %s",
-				    system, event, strerror(errno));
-	per_page = (SUBBUF_SIZE - SUBBUF_HDR) / rec;
-	pages = (t->events_hint > 0 ? t->events_hint : 1) / per_page + 1;
-	pages += pages / 8 + 16;
-	*kb = pages * (SUBBUF_SIZE / 1024);
-	/* Room on every CPU must not take the machine's memory away from the workload. */
-	avail = mem_available_kb();
-	cap = avail > 0 ? avail / 4 / sysconf(_SC_NPROCESSORS_CONF) : BUFFER_CAP_KB;
-	if (cap > BUFFER_CAP_KB)
-		cap = BUFFER_CAP_KB;
-	if (*kb > cap) {
-		warning("ftrace buffer for '%s' capped at %ld KiB per cpu (a run needs %ld): "
-			"events may be lost", t->name, cap, *kb);
-		*kb = cap;
-	}
-	debug("%s: %d bytes per record, buffer %ld KiB per cpu", t->name, rec, *kb);
-	return 0;
+	if (t->variant && !strcmp(t->variant, "read"))
+		return MODE_READ;
+	if (t->variant && !strcmp(t->variant, "splice"))
+		return MODE_SPLICE;
+	return MODE_NOREAD;
 }
 
 static int ftrace_setup(struct tracer *t)
 {
 	struct ftrace_priv *p = calloc(1, sizeof(*p));
 	char buf[64];
-	int64_t kb;
+	int64_t kb = READER_BUFFER_KB;
+	int env;
 
 	if (!p)
 		return tracer_error(t, "out of memory");
 	t->priv = p;
+	p->mode = mode_of(t);
 	event_of(t, &p->system, &p->event);
-	if (buffer_kb(t, &kb))
+	env = tt_buffer_kb_env(&kb, t->err, sizeof(t->err));
+	if (env < 0)
 		return TT_FAIL;
-	p->inst = tt_instance_create(t->err, sizeof(t->err));
+	if (!env && p->mode == MODE_NOREAD &&
+	    tt_buffer_kb_for(p->system, p->event, t->events_hint, &kb, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	p->inst = tt_instance_setup(kb, t->err, sizeof(t->err));
 	if (!p->inst)
 		return TT_FAIL;
-	/* A new instance starts with tracing on: keep it quiet until start(). */
-	if (tracefs_trace_off(p->inst))
-		return tracer_error(t, "cannot write 'tracing_on': %s", strerror(errno));
-	snprintf(buf, sizeof(buf), "%ld", kb);
-	if (tracefs_instance_file_write(p->inst, "buffer_size_kb", buf) < 0)
-		return tracer_error(t, "cannot set 'buffer_size_kb' to %s: %s", buf, strerror(errno));
-	/* The workload's threads are born after start(): event-fork adds them to set_event_pid. */
-	if (tracefs_option_enable(p->inst, TRACEFS_OPTION_EVENT_FORK))
-		return tracer_error(t, "cannot enable option 'event-fork': %s", strerror(errno));
 	if (is_raw(t)) {
 		/*
 		 * The filter runs on every syscall of the workload: its cost is
@@ -142,36 +99,17 @@ static int ftrace_setup(struct tracer *t)
 static int ftrace_start(struct tracer *t, pid_t pid)
 {
 	struct ftrace_priv *p = t->priv;
-	char buf[32];
 
-	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	if (tracefs_instance_file_write(p->inst, "set_event_pid", buf) < 0)
-		return tracer_error(t, "cannot write '%s' to 'set_event_pid': %s", buf, strerror(errno));
-	/* Opening 'trace' with O_TRUNC empties every CPU's buffer and zeroes its counters. */
-	if (tracefs_instance_file_clear(p->inst, "trace"))
-		return tracer_error(t, "cannot clear 'trace': %s", strerror(errno));
-	/*
-	 * Enabled per run, not per cell: while any syscall event is on, every
-	 * task on the machine takes the slow syscall path, and the baseline
-	 * runs of this cell must not pay for it.
-	 */
-	if (tracefs_event_file_write(p->inst, p->system, p->event, "enable", "1") < 0)
-		return tracer_error(t, "cannot enable event '%s:%s': %s",
-				    p->system, p->event, strerror(errno));
-	if (tracefs_trace_on(p->inst))
-		return tracer_error(t, "cannot write 'tracing_on': %s", strerror(errno));
+	if (tt_instance_arm(p->inst, pid, p->system, p->event, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	/* The workload waits for its go: no event is written before the readers run. */
+	if (p->mode != MODE_NOREAD) {
+		p->readers = ftr_start(p->inst, p->mode == MODE_READ ? FTR_READ : FTR_SPLICE,
+				       t->err, sizeof(t->err));
+		if (!p->readers)
+			return TT_FAIL;
+	}
 	return 0;
-}
-
-static int ftrace_disable(struct ftrace_priv *p)
-{
-	int ret = 0;
-
-	if (tracefs_trace_off(p->inst))
-		ret = -1;
-	if (tracefs_event_file_write(p->inst, p->system, p->event, "enable", "0") < 0)
-		ret = -1;
-	return ret;
 }
 
 /*
@@ -179,45 +117,72 @@ static int ftrace_disable(struct ftrace_priv *p)
  * still in the buffer, overrun the ones overwritten by newer records (we keep
  * the default overwrite mode), commit overrun the ones refused while a nested
  * writer held the page, dropped the ones refused in no-overwrite mode, read
- * the ones a reader consumed (none: we run no reader). All of them were
- * events the tracepoint fired for: hits counts them all, lost those that are
- * not in the buffer, so a small buffer shows as lost > 0 next to exact hits.
+ * the ones a reader consumed. All of them were events the tracepoint fired
+ * for: hits counts them all, lost those that never reached a reader or the
+ * buffer's end state, so a small buffer shows as lost > 0 next to exact hits.
+ * With read(2), the consumed records are the ones we parsed out of the pages,
+ * checked against the kernel's own count.
  */
+static void count_hits(struct tracer *t, const struct tt_rb_stats *st,
+		       const struct ftr_totals *rd, struct tt_hits *out)
+{
+	int64_t consumed = rd->events >= 0 && rd->pages ? rd->events : st->read;
+
+	if (consumed != st->read)
+		warning("%s: parsed %ld records from the pages read, the kernel says %ld were read",
+			t->name, consumed, st->read);
+	out->lost = st->overrun + st->commit_overrun + st->dropped;
+	out->hits = consumed + st->entries + out->lost;
+	out->consumer_ns = (double)rd->cpu_ns;
+	debug("%s: read %ld (%ld pages, %ld bytes, %.0f us reader cpu) entries %ld overrun %ld "
+	      "commit overrun %ld dropped %ld", t->name, consumed, rd->pages, rd->bytes,
+	      (double)rd->cpu_ns / 1e3, st->entries, st->overrun, st->commit_overrun, st->dropped);
+}
+
 static int ftrace_stop(struct tracer *t, struct tt_hits *out)
 {
 	struct ftrace_priv *p = t->priv;
+	struct ftr_totals rd;
 	struct tt_rb_stats st;
+	int off = tt_instance_disarm(p->inst, p->system, p->event), e = errno;
 
-	if (ftrace_disable(p))
+	/* Joined whatever happened: a reader thread must never outlive its run. */
+	if (ftr_finish(&p->readers, &rd, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	if (off)
 		return tracer_error(t, "cannot stop event '%s:%s': %s",
-				    p->system, p->event, strerror(errno));
+				    p->system, p->event, strerror(e));
 	if (tt_instance_stats(p->inst, &st))
 		return tracer_error(t, "cannot read ring-buffer stats of '%s': %s",
 				    tracefs_instance_get_name(p->inst), strerror(errno));
-	out->hits = st.entries + st.overrun + st.commit_overrun + st.dropped + st.read;
-	out->lost = st.overrun + st.commit_overrun + st.dropped;
-	out->consumer_ns = 0;
-	debug("%s: entries %ld overrun %ld commit overrun %ld dropped %ld bytes %ld",
-	      t->name, st.entries, st.overrun, st.commit_overrun, st.dropped, st.bytes);
+	count_hits(t, &st, &rd, out);
 	return 0;
 }
 
 static void ftrace_teardown(struct tracer *t)
 {
 	struct ftrace_priv *p = t->priv;
+	struct ftr_totals rd;
 
 	if (!p)
 		return;
 	if (p->inst)
-		ftrace_disable(p);
+		tt_instance_disarm(p->inst, p->system, p->event);
+	/* Before the rmdir: an open trace_pipe_raw makes it fail with EBUSY. */
+	ftr_finish(&p->readers, &rd, NULL, 0);
 	tt_instance_destroy(&p->inst);
 	free(p);
 	t->priv = NULL;
 }
 
+static const char *const syscall_variants[] = { "noread", "read", "splice", NULL };
+
 const struct tracer_ops tracer_ftrace_syscall = {
 	.name = "ftrace:syscall",
-	.summary = "tracefs event syscalls:sys_enter_<target> into a ring buffer, no reader",
+	.hooks = TT_HOOK_SYSCALL,
+	.summary = "tracefs event syscalls:sys_enter_<target> into a ring buffer: no reader, "
+		   "or a reader per CPU using read(2) or splice(2)",
+	.variants = syscall_variants,
 	.supported = ftrace_supported,
 	.setup = ftrace_setup,
 	.start = ftrace_start,
@@ -227,6 +192,7 @@ const struct tracer_ops tracer_ftrace_syscall = {
 
 const struct tracer_ops tracer_ftrace_raw = {
 	.name = "ftrace:raw",
+	.hooks = TT_HOOK_SYSCALL,
 	.summary = "tracefs event raw_syscalls:sys_enter filtered on the target, no reader",
 	.supported = ftrace_supported,
 	.setup = ftrace_setup,

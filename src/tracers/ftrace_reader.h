@@ -1,0 +1,41 @@
+/*
+ * Readers of a tracefs instance's ring buffer, one thread per CPU, consuming
+ * per_cpu/cpuN/trace_pipe_raw the way trace-cmd record does: page by page,
+ * with read(2) into our memory or with splice(2) through a pipe.
+ */
+#ifndef TRACETAX_FTRACE_READER_H
+#define TRACETAX_FTRACE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tracefs_instance;
+struct ftrace_readers;
+
+enum ftr_mode {
+	FTR_READ,    /* read(2) each page, count its records (libtraceevent kbuffer) */
+	FTR_SPLICE,  /* splice(2) each page into a pipe, then into /dev/null */
+};
+
+struct ftr_totals {
+	int64_t events;   /* records parsed from the pages read (FTR_READ only; else -1) */
+	int64_t pages;    /* pages read or spliced */
+	int64_t bytes;    /* bytes read or spliced */
+	uint64_t cpu_ns;  /* CPU time of all reader threads, drain included */
+};
+
+/*
+ * Open every CPU's trace_pipe_raw of @inst and start its reader thread.
+ * NULL with a message in @err on failure (nothing left running).
+ */
+struct ftrace_readers *ftr_start(struct tracefs_instance *inst, enum ftr_mode mode,
+				 char *err, size_t len);
+
+/*
+ * Call after tracing_on=0: each thread drains what is left, exits and is
+ * joined; fds closed, memory freed, *@r set to NULL. NULL-safe. Returns 0,
+ * or -1 with a message in @err if a reader failed (totals still filled).
+ */
+int ftr_finish(struct ftrace_readers **r, struct ftr_totals *out, char *err, size_t len);
+
+#endif
