@@ -111,7 +111,12 @@ static __attribute__((noinline)) int probe_site(int x)
 	return x + 1;
 }
 
-/* The file and file offset of @addr in our own mappings, as uprobes want them. */
+/*
+ * The file and file offset of @addr in our own mappings, as uprobes want
+ * them. The file by its /proc/self/map_files link when we may follow it:
+ * that is the inode we run, even when a rebuild has since replaced the
+ * file at its path (a probe there would never fire in us).
+ */
 static int self_offset(const void *addr, char *path, size_t plen, size_t *off)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
@@ -126,7 +131,9 @@ static int self_offset(const void *addr, char *path, size_t plen, size_t *off)
 		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &lo, &hi, &pgoff, file) < 3 ||
 		    a < lo || a >= hi || file[0] != '/')
 			continue;
-		snprintf(path, plen, "%s", file);
+		snprintf(path, plen, "/proc/self/map_files/%lx-%lx", lo, hi);
+		if (access(path, R_OK))
+			snprintf(path, plen, "%s", file);
 		*off = a - lo + pgoff;
 		found = 1;
 	}
@@ -232,27 +239,6 @@ static int up_setup(struct tracer *t)
 	return p->reader ? TT_OK : TT_FAIL;
 }
 
-/* Per-thread counts: sum them (the hits), or with @clear, delete them. */
-static int tid_counts(struct bpf_map *map, int clear, int64_t *sum)
-{
-	uint32_t key = 0, next;
-	uint64_t v;
-	int n = 0;
-
-	*sum = 0;
-	/* After a delete the walk restarts: the deleted key has no successor. */
-	while (!bpf_map__get_next_key(map, clear || !n ? NULL : &key, &next, sizeof(next))) {
-		if (clear && bpf_map__delete_elem(map, &next, sizeof(next), 0))
-			return -1;
-		if (!clear && bpf_map__lookup_elem(map, &next, sizeof(next), &v, sizeof(v), 0))
-			return -1;
-		*sum += clear ? 0 : (int64_t)v;
-		key = next;
-		n++;
-	}
-	return errno == ENOENT ? 0 : -1;
-}
-
 static int reset_counters(struct up_priv *p)
 {
 	struct uprobe_bpf *s = p->skel;
@@ -265,7 +251,7 @@ static int reset_counters(struct up_priv *p)
 	    bpf_map__update_elem(s->maps.shared_count, &key, sizeof(key), &zero, sizeof(zero),
 				 BPF_ANY))
 		return -1;
-	return p->var == V_HASH ? tid_counts(s->maps.tid_count, 1, &unused) : 0;
+	return p->var == V_HASH ? tt_tid_counts(s->maps.tid_count, 1, &unused) : 0;
 }
 
 /* "tracetax:func" -> provider and name. */
@@ -327,7 +313,7 @@ static int read_hits(struct tracer *t, struct up_priv *p, struct tt_hits *out)
 		out->hits = (int64_t)v;
 		return 0;
 	case V_HASH:
-		return tid_counts(s->maps.tid_count, 0, &out->hits);
+		return tt_tid_counts(s->maps.tid_count, 0, &out->hits);
 	default:
 		/* Detached and the workload reaped: every record is in the ring. */
 		return bpf_reader_drain(p->reader, &out->hits, &out->consumer_ns, t->err,

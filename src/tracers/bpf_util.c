@@ -38,6 +38,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level != LIBBPF_WARN || libbpf_msg[0])
 		return 0;
 	vsnprintf(libbpf_msg, sizeof(libbpf_msg), fmt, ap);
+	if (!strncmp(libbpf_msg, "libbpf: ", 8))
+		memmove(libbpf_msg, libbpf_msg + 8, strlen(libbpf_msg + 8) + 1);
 	n = strlen(libbpf_msg);
 	while (n && libbpf_msg[n - 1] == '\n')
 		libbpf_msg[--n] = '\0';
@@ -100,6 +102,27 @@ int tt_percpu_zero(struct bpf_map *map, uint64_t *buf, int ncpus)
 	memset(buf, 0, (size_t)ncpus * sizeof(*buf));
 	return bpf_map__update_elem(map, &key, sizeof(key), buf, (size_t)ncpus * sizeof(*buf),
 				    BPF_ANY);
+}
+
+/* Per-thread counts: sum them (the hits), or with @clear, delete them. */
+int tt_tid_counts(struct bpf_map *map, int clear, int64_t *sum)
+{
+	uint32_t key = 0, next;
+	uint64_t v;
+	int n = 0;
+
+	*sum = 0;
+	/* After a delete the walk restarts: the deleted key has no successor. */
+	while (!bpf_map__get_next_key(map, clear || !n ? NULL : &key, &next, sizeof(next))) {
+		if (clear && bpf_map__delete_elem(map, &next, sizeof(next), 0))
+			return -1;
+		if (!clear && bpf_map__lookup_elem(map, &next, sizeof(next), &v, sizeof(v), 0))
+			return -1;
+		*sum += clear ? 0 : (int64_t)v;
+		key = next;
+		n++;
+	}
+	return errno == ENOENT ? 0 : -1;
 }
 
 static uint32_t pow2_at_least(uint64_t v)

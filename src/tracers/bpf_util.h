@@ -27,6 +27,9 @@ int tt_bpf_caps_ok(char *reason, size_t len);
 int tt_percpu_sum(struct bpf_map *map, uint64_t *buf, int ncpus, int64_t *sum);
 int tt_percpu_zero(struct bpf_map *map, uint64_t *buf, int ncpus);
 
+/* A u32 tid -> u64 count hash: sum its values, or with @clear, empty it. */
+int tt_tid_counts(struct bpf_map *map, int clear, int64_t *sum);
+
 /* Bytes of the ringbuf variant's ring for @events_hint events (TRACETAX_RINGBUF_BYTES). */
 int tt_ring_size(int64_t events_hint, uint32_t *out, char *err, size_t len);
 

@@ -1,8 +1,11 @@
 /*
  * ftrace:syscall and ftrace:raw: a syscall tracepoint recorded into the ring
- * buffer of our own tracefs instance, with no reader. The buffer is sized so
- * that a run never wraps; the ring buffer's own counters give the hits, so a
- * buffer too small shows as lost events, never as a quietly lower count.
+ * buffer of our own tracefs instance. With no reader (the default) the
+ * buffer is sized so that a run never wraps; ftrace:syscall/read and /splice
+ * run a reader per CPU over a small buffer instead, the way trace-cmd record
+ * does, and pay for its CPU time and wake-ups. The ring buffer's own counters
+ * give the hits, so a buffer too small or a reader too slow shows as lost
+ * events, never as a quietly lower count.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,7 +25,7 @@
  * With a reader the buffer only has to absorb what the writer adds while the
  * reader sleeps: the kernel wakes it at buffer_percent (50%) full.
  */
-#define READER_BUFFER_KB 2048
+#define READER_BUFFER_KB 4096
 
 enum ftrace_mode { MODE_NOREAD, MODE_READ, MODE_SPLICE };
 
@@ -126,7 +129,7 @@ static int ftrace_start(struct tracer *t, pid_t pid)
 static void count_hits(struct tracer *t, const struct tt_rb_stats *st,
 		       const struct ftr_totals *rd, struct tt_hits *out)
 {
-	int64_t consumed = rd->events >= 0 && rd->pages ? rd->events : st->read;
+	int64_t consumed = rd->events >= 0 ? rd->events : st->read;
 
 	if (consumed != st->read)
 		warning("%s: parsed %ld records from the pages read, the kernel says %ld were read",

@@ -227,7 +227,7 @@ static struct ftrace_readers *readers_alloc(struct tracefs_instance *inst, enum 
 	s->subbuf = subbuf_size(inst);
 	s->n = (int)ncpu;
 	atomic_init(&s->stop, false);
-	s->devnull = -1;
+	s->devnull = s->efd = -1;
 	for (int i = 0; i < s->n; i++) {
 		s->r[i].set = s;
 		s->r[i].cpu = i;

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 
-tracers=$(available | grep -E '^(ftrace:syscall|bpf:tp/ringbuf|bpf:rawtp/count|ptrace:all|perf:sample|seccomp:notify)$' | tr '\n' ',' | sed 's/,$//')
+tracers=$(available | grep -E '^(ftrace:syscall/read|bpf:tp/ringbuf|bpf:rawtp/count|ptrace:all|perf:sample|seccomp:notify|uprobe:tracefs|bpf:uprobe/count)$' | tr '\n' ',' | sed 's/,$//')
 [ -n "$tracers" ] || skip "none of the tracers this test interrupts is available"
 i=0
 for delay in 0.3 1.1 2.3 3.7; do
