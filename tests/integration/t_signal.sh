@@ -10,7 +10,7 @@ i=0
 for delay in 0.3 1.1 2.3 3.7; do
 	for sig in INT TERM; do
 		i=$((i + 1))
-		"$TT" run -q -t "$tracers" --reps 50 --run-ms 150 --json "$TMP/r$i.json" >"$TMP/out" 2>&1 &
+		"$TT" run -q -w func,getpid -t "$tracers" --reps 50 --run-ms 150 --json "$TMP/r$i.json" >"$TMP/out" 2>&1 &
 		pid=$!
 		sleep "$delay"
 		kill -s "$sig" "$pid"
