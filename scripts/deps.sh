@@ -6,8 +6,8 @@ set -eu
 BUILD="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
 systemtap-sdt-dev"
-# The external tools compared and the test helpers.
-TOOLS="strace ltrace bpftrace linux-perf uftrace python3 python3-jsonschema procps"
+# What the tests use besides the build: JSON checks and process checks.
+TOOLS="python3 python3-jsonschema procps"
 
 missing=""
 for p in $BUILD $TOOLS; do
