@@ -15,11 +15,11 @@
 #define FIELD 96
 
 enum col { COL_TRACER, COL_WORKLOAD, COL_THREADS, COL_BASE, COL_TRACED, COL_OVERHEAD,
-	   COL_SLOWDOWN, COL_HITS, COL_LOST, NCOLS };
+	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, NCOLS };
 
 static const char *const col_head[NCOLS] = {
 	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
-	"slowdown", "hits/events", "lost",
+	"slowdown", "hits/events", "lost", "reader ns",
 };
 /* text columns align left, numbers right */
 static const bool col_left[NCOLS] = { true, true };
@@ -94,6 +94,19 @@ static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
 		snprintf(f[COL_HITS], FIELD, "%s/%s", h, e);
 	}
 	snprintf(f[COL_LOST], FIELD, "%lld", (long long)c->lost);
+	/* a reader on another CPU costs the machine without slowing the traced thread */
+	if (c->consumer_ns_per_event > 0)
+		fmt_ns(f[COL_READER], FIELD, c->consumer_ns_per_event);
+	else
+		snprintf(f[COL_READER], FIELD, "-");
+}
+
+static bool any_reader(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && r->cells[i].consumer_ns_per_event > 0)
+			return true;
+	return false;
 }
 
 static bool varies(const struct results *r, bool by_workload)
@@ -117,6 +130,7 @@ static void plan_layout(const struct results *r, struct layout *l)
 	}
 	l->show[COL_WORKLOAD] = varies(r, true);
 	l->show[COL_THREADS] = varies(r, false);
+	l->show[COL_READER] = any_reader(r);
 	for (int i = 0; i < r->ncells; i++) {
 		if (r->cells[i].status != CELL_OK)
 			continue;
@@ -233,13 +247,14 @@ static void print_unmeasured(FILE *out, const struct results *r, const struct la
 	}
 }
 
-static void print_footer(FILE *out, const struct style *st)
+static void print_footer(FILE *out, const struct style *st, bool reader)
 {
 	fprintf(out, "%s"
 		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
 		"per event, mean [95%% bootstrap CI]; slowdown: traced / base; hits/events: events the\n"
-		"tracer saw / events the workload made (n/a: the tracer cannot count)%s\n",
-		st->dim, st->reset);
+		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
+		"dropped or overwritten%s%s\n",
+		st->dim, reader ? "; reader ns: CPU time of our consumer thread per event" : "", st->reset);
 }
 
 void output_table(const struct results *r, FILE *out, bool colour)
@@ -274,6 +289,6 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	}
 	if (measured) {
 		fputc('\n', out);
-		print_footer(out, st);
+		print_footer(out, st, l.show[COL_READER]);
 	}
 }
