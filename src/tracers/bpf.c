@@ -1,261 +1,182 @@
 /*
  * bpf:tp, bpf:rawtp, bpf:tpbtf: a BPF program on the syscall tracepoint,
  * on the raw sys_enter tracepoint, or on the BTF-typed sys_enter
- * (bpf/syscall.bpf.c), each with five handler variants (bpf_load.c).
- *
- * setup() loads the program once per cell (the verifier is slow); start()
- * attaches it and stop() detaches it. Attaching once per cell would be
- * wrong: untraced baseline runs would then pay for the tracepoint, the
- * program and its filter (measured here: getpid 63 -> 85-100 ns with no
- * hit counted), and the overhead would shrink to the handler's body.
- * Attaching is outside the workload's timed loop, which starts after go.
+ * (bpf/syscall.bpf.c), each with the five handler variants of
+ * bpf/common.bpf.h. The cell's life (load in setup, attach in start,
+ * detach in stop) is bpf_cell.c's; this file opens the skeleton, attaches
+ * and asks the kernel whether it allows the hook.
  *
  * The program counts only the workload's tgid, written in start(): other
- * processes call getpid too. bpf_get_current_pid_tgid() gives ids in the
- * initial pid namespace, fork() in ours: tracetax must run in the initial
- * pid namespace (true of root on a host or a VM, not in a container).
+ * processes call getpid too.
  */
 #include <errno.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
 #include "syscall.skel.h"
 #include "../tracer.h"
 #include "../util.h"
-#include "bpf_ring.h"
-#include "bpf_syscall.h"
+#include "bpf_util.h"
 
-/* Sizing of the ringbuf variant's ring: bytes per event, bounds. */
-#define RING_BYTES_PER_EVENT 32
-#define RING_MIN (256u << 10)
-#define RING_MAX (256u << 20)
-#define RING_ENV "TRACETAX_RINGBUF_BYTES"
+enum { F_TP, F_RAWTP, F_TPBTF };
 
-static uint32_t pow2_at_least(uint64_t v)
+/* Indexed by F_*: the tracers' names after "bpf:", and program names tt_<family>_<variant>. */
+static const char *const families[] = { "tp", "rawtp", "tpbtf", NULL };
+
+/* The program type of each family, for libbpf's probe. */
+static const struct {
+	enum bpf_prog_type type;
+	const char *name;
+} prog_types[] = {
+	[F_TP] = { BPF_PROG_TYPE_TRACEPOINT, "tracepoint" },
+	[F_RAWTP] = { BPF_PROG_TYPE_RAW_TRACEPOINT, "raw_tracepoint" },
+	[F_TPBTF] = { BPF_PROG_TYPE_TRACING, "tracing" },
+};
+
+static void sc_destroy(void *skel)
 {
-	uint64_t p = 4096;	/* a ringbuf is a power-of-2 number of pages */
-
-	while (p < v && p < RING_MAX)
-		p <<= 1;
-	return (uint32_t)p;
+	syscall_bpf__destroy(skel);
 }
 
-/* Big enough that a normal run loses nothing even if the reader lags. */
-static int ring_bytes(struct tracer *t, uint32_t *out)
+/* Open the skeleton and load only the cell's program: TT_OK, TT_SKIP, TT_FAIL. */
+static int sc_load(struct tt_bpf *b, const struct tt_syscall *target, char *err, size_t len)
 {
-	const char *env = getenv(RING_ENV);
-	uint64_t want = t->events_hint > 0 ? (uint64_t)t->events_hint * RING_BYTES_PER_EVENT : 0;
-	int64_t v;
+	struct syscall_bpf *s = syscall_bpf__open();
+	int e;
 
-	if (env) {
-		/* Tests make it tiny to prove that lost records are counted. */
-		if (parse_i64(env, 1, RING_MAX, &v))
-			return tracer_error(t, "invalid %s '%s' (1..%u)", RING_ENV, env, RING_MAX);
-		*out = pow2_at_least((uint64_t)v);
+	if (tt_bpf_open(b, s, s ? s->skeleton : NULL, sc_destroy, err, len))
+		return TT_FAIL;
+	s->rodata->target_nr = (uint32_t)target->nr;
+	e = tt_bpf_load(b, err, len);
+	if (e)
+		return tt_bpf_refused(e);
+	b->tgid = &s->bss->target_tgid;
+	return TT_OK;
+}
+
+static int sc_attach(struct tt_bpf *b, const struct tt_syscall *target, char *err, size_t len)
+{
+	char eb[96];
+	int e;
+
+	tt_bpf_capture();
+	switch (b->hook) {
+	case F_TP:
+		b->link = bpf_program__attach_tracepoint(b->prog, "syscalls", target->event);
+		break;
+	case F_RAWTP:
+		b->link = bpf_program__attach_raw_tracepoint(b->prog, "sys_enter");
+		break;
+	default:
+		b->link = bpf_program__attach_trace(b->prog);
+		break;
+	}
+	if (b->link)
+		return TT_OK;
+	e = errno;
+	snprintf(err, len, "cannot attach BPF program '%s' to '%s': %s", b->prog_name,
+		 b->hook == F_TP ? target->event : "sys_enter", tt_bpf_errstr(e, eb, sizeof(eb)));
+	return tt_bpf_refused(e);
+}
+
+static int hook_exists(int fam, const struct tt_syscall *target, char *reason, size_t len)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+
+	if (fam == F_TPBTF && access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(reason, len, "no kernel BTF '/sys/kernel/btf/vmlinux': %s",
+			 strerror(errno));
 		return 0;
 	}
-	*out = pow2_at_least(want < RING_MIN ? RING_MIN : want);
+	if (fam != F_TP)
+		return 1;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", roots[i], target->event);
+		if (!access(path, R_OK))
+			return 1;
+	}
+	snprintf(reason, len, "no tracepoint 'syscalls:%s' in tracefs: %s", target->event,
+		 strerror(errno));
 	return 0;
 }
 
-static int bpf_setup(struct tracer *t)
+/*
+ * libbpf 1.1 probes 'tracing' with an fentry program and a verifier message
+ * it expects: a kernel that refuses fentry (this one: EPERM) or words the
+ * message differently gets a "no" although tp_btf loads and runs. For
+ * tpbtf the probe is only advice; the trial load decides.
+ */
+static int prog_type_ok(int fam, char *reason, size_t len)
 {
-	struct bpf_priv *p = calloc(1, sizeof(*p));
-	uint32_t ring = 0;
+	int rc = libbpf_probe_bpf_prog_type(prog_types[fam].type, NULL);
+	char eb[96];
+
+	if (rc > 0)
+		return 1;
+	snprintf(reason, len, "kernel cannot load BPF programs of type '%s'%s%s",
+		 prog_types[fam].name, rc ? ": " : "",
+		 rc ? tt_bpf_errstr(-rc, eb, sizeof(eb)) : "");
+	if (fam != F_TPBTF)
+		return 0;
+	debug("libbpf probe: %s; trying a tp_btf program", reason);
+	return 1;
+}
+
+/* Capabilities, program type, hook, then a trial load and attach. */
+static int sc_supported(const struct tracer *t, char *reason, size_t len)
+{
+	const struct tt_syscall *target = t->target ? t->target : tt_syscall_find("getpid");
+	int fam = tt_bpf_hook(t, families);
+	struct tt_bpf b = { 0 };
 	int rc;
 
-	if (!p)
-		return tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
-	t->priv = p;
-	p->fam = tt_bpf_family(t);
-	p->var = tt_bpf_variant(t);
-	p->ncpus = libbpf_num_possible_cpus();
-	if (p->ncpus <= 0)
-		return tracer_error(t, "cannot count possible CPUs: %s", strerror(-p->ncpus));
-	p->percpu = calloc((size_t)p->ncpus, sizeof(*p->percpu));
-	if (!p->percpu)
-		return tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
+	if (!tt_bpf_caps_ok(reason, len) || !prog_type_ok(fam, reason, len) ||
+	    !hook_exists(fam, target, reason, len))
+		return TT_SKIP;
+	tt_bpf_init(&b, families, fam, tt_bpf_variant(t));
+	rc = sc_load(&b, target, reason, len);
+	if (rc == TT_OK)
+		rc = sc_attach(&b, target, reason, len);
+	tt_bpf_release(&b);
+	if (rc != TT_OK)
+		return TT_SKIP;
+	reason[0] = '\0';	/* drop the advice of a failed libbpf probe */
+	return TT_OK;
+}
+
+static int sc_setup(struct tracer *t)
+{
+	struct tt_bpf *b = tt_bpf_new(t, sizeof(*b), families);
+	int rc;
+
+	if (!b)
+		return TT_FAIL;
 	if (!t->target)
 		return tracer_error(t, "tracer '%s' needs a target syscall", t->name);
-	if (p->var == V_RINGBUF && ring_bytes(t, &ring))
+	rc = sc_load(b, t->target, t->err, sizeof(t->err));
+	return rc == TT_OK ? tt_bpf_loaded(t, b) : rc;
+}
+
+static int sc_start(struct tracer *t, pid_t pid)
+{
+	struct tt_bpf *b = t->priv;
+
+	if (tt_bpf_arm(t, pid))
 		return TT_FAIL;
-	rc = tt_bpf_load(p, t->target, ring, t->threads, t->err, sizeof(t->err));
-	if (rc != TT_OK)
-		return rc;
-	debug("%s: program '%s' loaded", t->name, p->prog_name);
-	if (p->var != V_RINGBUF)
-		return TT_OK;
-	debug("%s: ring buffer of %u bytes", t->name, ring);
-	p->reader = bpf_reader_start(bpf_map__fd(p->skel->maps.events), t->err, sizeof(t->err));
-	return p->reader ? TT_OK : TT_FAIL;
+	return sc_attach(b, t->target, t->err, sizeof(t->err)) == TT_OK ? 0 : TT_FAIL;
 }
 
-/* Sum of a one-slot per-CPU map; or, with @zero, reset it. */
-static int percpu_slot(struct bpf_priv *p, struct bpf_map *map, int zero, int64_t *sum)
-{
-	size_t sz = (size_t)p->ncpus * sizeof(*p->percpu);
-	uint32_t key = 0;
+const struct tracer_ops tracer_bpf_tp = TT_BPF_OPS("bpf:tp", TT_HOOK_SYSCALL,
+	"BPF program on the tracepoint syscalls:sys_enter_<name>", tt_bpf_variants, sc);
 
-	if (zero) {
-		memset(p->percpu, 0, sz);
-		return bpf_map__update_elem(map, &key, sizeof(key), p->percpu, sz, BPF_ANY);
-	}
-	if (bpf_map__lookup_elem(map, &key, sizeof(key), p->percpu, sz, 0))
-		return -1;
-	*sum = 0;
-	for (int i = 0; i < p->ncpus; i++)
-		*sum += (int64_t)p->percpu[i];
-	return 0;
-}
+const struct tracer_ops tracer_bpf_rawtp = TT_BPF_OPS("bpf:rawtp", TT_HOOK_SYSCALL,
+	"BPF program on the raw tracepoint sys_enter, filtering the syscall number",
+	tt_bpf_variants, sc);
 
-/* Per-thread counts: sum them (the hits), or with @clear, delete them. */
-static int tid_counts(struct bpf_priv *p, int clear, int64_t *sum)
-{
-	struct bpf_map *map = p->skel->maps.tid_count;
-	uint32_t key = 0, next;
-	uint64_t v;
-	int n = 0;
-
-	*sum = 0;
-	/* After a delete the walk restarts: the deleted key has no successor. */
-	while (!bpf_map__get_next_key(map, clear || !n ? NULL : &key, &next, sizeof(next))) {
-		if (clear && bpf_map__delete_elem(map, &next, sizeof(next), 0))
-			return -1;
-		if (!clear && bpf_map__lookup_elem(map, &next, sizeof(next), &v, sizeof(v), 0))
-			return -1;
-		if (!clear)
-			*sum += (int64_t)v;
-		key = next;
-		n++;
-	}
-	if (errno != ENOENT)
-		return -1;
-	if (!clear)
-		debug("bpf: %d threads counted", n);
-	return 0;
-}
-
-static int reset_counters(struct bpf_priv *p)
-{
-	struct syscall_bpf *s = p->skel;
-	uint32_t key = 0;
-	uint64_t zero = 0;
-	int64_t unused;
-
-	if (percpu_slot(p, s->maps.pcpu_count, 1, NULL) ||
-	    percpu_slot(p, s->maps.lost, 1, NULL) ||
-	    bpf_map__update_elem(s->maps.shared_count, &key, sizeof(key), &zero, sizeof(zero),
-				 BPF_ANY))
-		return -1;
-	return p->var == V_HASH ? tid_counts(p, 1, &unused) : 0;
-}
-
-static int bpf_start(struct tracer *t, pid_t pid)
-{
-	struct bpf_priv *p = t->priv;
-
-	if (reset_counters(p))
-		return tracer_error(t, "cannot reset counters of '%s': %s", p->prog_name,
-				    strerror(errno));
-	if (p->reader)
-		bpf_reader_reset(p->reader);
-	/* A plain store into the mmapped .bss; the go byte's write() orders it. */
-	__atomic_store_n(&p->skel->bss->target_tgid, (uint32_t)pid, __ATOMIC_SEQ_CST);
-	return tt_bpf_attach(p, t->target, t->err, sizeof(t->err)) == TT_OK ? 0 : TT_FAIL;
-}
-
-static int read_hits(struct tracer *t, struct bpf_priv *p, struct tt_hits *out)
-{
-	struct syscall_bpf *s = p->skel;
-	uint32_t key = 0;
-	uint64_t v;
-
-	switch (p->var) {
-	case V_COUNT:
-		return percpu_slot(p, s->maps.pcpu_count, 0, &out->hits);
-	case V_EMPTY:
-		out->hits = -1;	/* the handler records nothing: nothing to tell */
-		return 0;
-	case V_SHARED:
-		if (bpf_map__lookup_elem(s->maps.shared_count, &key, sizeof(key), &v,
-					 sizeof(v), 0))
-			return -1;
-		out->hits = (int64_t)v;
-		return 0;
-	case V_HASH:
-		return tid_counts(p, 0, &out->hits);
-	default:
-		/* Detached and the workload reaped: every record is in the ring. */
-		return bpf_reader_drain(p->reader, &out->hits, &out->consumer_ns, t->err,
-					sizeof(t->err)) ? -2 : 0;
-	}
-}
-
-static int bpf_stop(struct tracer *t, struct tt_hits *out)
-{
-	struct bpf_priv *p = t->priv;
-	int rc;
-
-	tt_bpf_detach(p);
-	/* Should the pid be reused before the next start(), it must not count. */
-	__atomic_store_n(&p->skel->bss->target_tgid, 0, __ATOMIC_SEQ_CST);
-	out->stops = -1;
-	out->consumer_ns = 0;
-	rc = read_hits(t, p, out);
-	if (rc == -2)
-		return TT_FAIL;
-	if (rc || percpu_slot(p, p->skel->maps.lost, 0, &out->lost))
-		return tracer_error(t, "cannot read counters of '%s': %s", p->prog_name,
-				    strerror(errno));
-	return 0;
-}
-
-static void bpf_teardown(struct tracer *t)
-{
-	struct bpf_priv *p = t->priv;
-
-	if (!p)
-		return;
-	tt_bpf_release(p);
-	free(p->percpu);
-	free(p);
-	t->priv = NULL;
-}
-
-const struct tracer_ops tracer_bpf_tp = {
-	.name = "bpf:tp",
-	.hooks = TT_HOOK_SYSCALL,
-	.summary = "BPF program on the tracepoint syscalls:sys_enter_<name>",
-	.variants = tt_bpf_variants,
-	.supported = tt_bpf_supported,
-	.setup = bpf_setup,
-	.start = bpf_start,
-	.stop = bpf_stop,
-	.teardown = bpf_teardown,
-};
-
-const struct tracer_ops tracer_bpf_rawtp = {
-	.name = "bpf:rawtp",
-	.hooks = TT_HOOK_SYSCALL,
-	.summary = "BPF program on the raw tracepoint sys_enter, filtering the syscall number",
-	.variants = tt_bpf_variants,
-	.supported = tt_bpf_supported,
-	.setup = bpf_setup,
-	.start = bpf_start,
-	.stop = bpf_stop,
-	.teardown = bpf_teardown,
-};
-
-const struct tracer_ops tracer_bpf_tpbtf = {
-	.name = "bpf:tpbtf",
-	.hooks = TT_HOOK_SYSCALL,
-	.summary = "BPF program on tp_btf/sys_enter (BTF-typed), filtering the syscall number",
-	.variants = tt_bpf_variants,
-	.supported = tt_bpf_supported,
-	.setup = bpf_setup,
-	.start = bpf_start,
-	.stop = bpf_stop,
-	.teardown = bpf_teardown,
-};
+const struct tracer_ops tracer_bpf_tpbtf = TT_BPF_OPS("bpf:tpbtf", TT_HOOK_SYSCALL,
+	"BPF program on tp_btf/sys_enter (BTF-typed), filtering the syscall number",
+	tt_bpf_variants, sc);

@@ -9,13 +9,12 @@
  * the kernel by loading and attaching the real program, once per function
  * and process, and passes on what the kernel said.
  *
- * As in bpf.c: loaded once per cell in setup(), attached in start() and
- * detached in stop(), so that baseline runs pay nothing; the program
- * counts only the workload's tgid, written into .bss in start().
+ * The cell's life is bpf_cell.c's, as for bpf.c: loaded once per cell in
+ * setup(), attached in start() and detached in stop(), so that baseline
+ * runs pay nothing; the program counts only the workload's tgid.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,26 +41,15 @@
 #define KSYM_LEN 128
 
 enum { KF_FENTRY, KF_KPROBE };
-enum { KV_COUNT, KV_EMPTY };
 
+/* The first two of tt_bpf_variants[]: bpf/kfunc.bpf.c has only these. */
 static const char *const kf_variants[] = { "count", "empty", NULL };
-static const char *const kf_names[] = { "fentry", "kprobe" };
+static const char *const kf_names[] = { "fentry", "kprobe", NULL };
 
 struct kf_priv {
-	int fam, var, ncpus;
+	struct tt_bpf b;		/* first: bpf_cell.c's view of t->priv */
 	char fn[KSYM_LEN];		/* the kernel function hooked */
-	struct kfunc_bpf *skel;
-	struct bpf_program *prog;
-	struct bpf_link *link;		/* from start() to stop() */
-	uint64_t *percpu;
 };
-
-extern const struct tracer_ops tracer_bpf_kprobe;
-
-static int kf_family(const struct tracer *t)
-{
-	return t->ops == &tracer_bpf_kprobe ? KF_KPROBE : KF_FENTRY;
-}
 
 /*
  * Where a syscall lives in the kernel: the arch wrapper the syscall table
@@ -142,89 +130,79 @@ static int find_function(int fam, const struct tt_syscall *s, char *out, char *r
 	return -1;
 }
 
+static void kf_destroy(void *skel)
+{
+	kfunc_bpf__destroy(skel);
+}
+
 /* Open the skeleton and load the cell's program on p->fn. */
 static int kf_load(struct kf_priv *p, char *err, size_t len)
 {
-	char name[32], eb[96];
+	struct kfunc_bpf *s = kfunc_bpf__open();
+	struct tt_bpf *b = &p->b;
+	char eb[96];
 	int e;
 
-	tt_libbpf_capture();
-	snprintf(name, sizeof(name), "tt_%s_%s", kf_names[p->fam], kf_variants[p->var]);
-	p->skel = kfunc_bpf__open();
-	if (!p->skel) {
-		snprintf(err, len, "cannot open BPF object 'kfunc.bpf.o': %s", strerror(errno));
+	if (tt_bpf_open(b, s, s ? s->skeleton : NULL, kf_destroy, err, len))
 		return TT_FAIL;
-	}
-	p->prog = bpf_object__find_program_by_name(p->skel->obj, name);
-	if (!p->prog) {
-		snprintf(err, len, "no BPF program '%s' in 'kfunc.bpf.o'", name);
-		return TT_FAIL;
-	}
-	bpf_program__set_autoload(p->prog, true);
-	if (p->fam == KF_FENTRY && (e = bpf_program__set_attach_target(p->prog, 0, p->fn))) {
-		snprintf(err, len, "no BTF function '%s': %s", p->fn, tt_errstr(-e, eb, sizeof(eb)));
+	if (b->hook == KF_FENTRY && (e = bpf_program__set_attach_target(b->prog, 0, p->fn))) {
+		snprintf(err, len, "no BTF function '%s': %s", p->fn,
+			 tt_bpf_errstr(-e, eb, sizeof(eb)));
 		return TT_SKIP;
 	}
-	e = kfunc_bpf__load(p->skel);
+	e = tt_bpf_load(b, err, len);
 	if (e) {
 		/* EPERM, EINVAL, ENOTSUPP: the kernel refused the program type. */
-		snprintf(err, len, "kernel refused to load %s program on '%s': %s", kf_names[p->fam],
-			 p->fn, tt_errstr(-e, eb, sizeof(eb)));
+		snprintf(err, len, "kernel refused to load %s program on '%s': %s",
+			 kf_names[b->hook], p->fn, tt_bpf_errstr(e, eb, sizeof(eb)));
 		return TT_SKIP;
 	}
+	b->tgid = &s->bss->target_tgid;
 	return TT_OK;
 }
 
 static int kf_attach(struct kf_priv *p, char *err, size_t len)
 {
+	struct tt_bpf *b = &p->b;
 	char eb[96];
 	int e;
 
-	tt_libbpf_capture();
-	if (p->fam == KF_FENTRY)
-		p->link = bpf_program__attach_trace(p->prog);
+	tt_bpf_capture();
+	if (b->hook == KF_FENTRY)
+		b->link = bpf_program__attach_trace(b->prog);
 	else
-		p->link = bpf_program__attach_kprobe(p->prog, false, p->fn);
-	if (p->link)
+		b->link = bpf_program__attach_kprobe(b->prog, false, p->fn);
+	if (b->link)
 		return TT_OK;
 	e = errno;
-	debug("libbpf said: %s", *tt_libbpf_msg() ? tt_libbpf_msg() : "nothing");
+	debug("libbpf said: %s", *tt_bpf_libbpf_msg() ? tt_bpf_libbpf_msg() : "nothing");
 	/* libbpf tries the kprobe PMU, then tracefs: neither exists without kprobes. */
-	if (p->fam == KF_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+	if (b->hook == KF_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
 	    access("/sys/kernel/tracing/kprobe_events", F_OK) &&
 	    access("/sys/kernel/debug/tracing/kprobe_events", F_OK)) {
-		debug("kprobe on '%s': %s", p->fn, tt_errstr(e, eb, sizeof(eb)));
+		debug("kprobe on '%s': %s", p->fn, tt_bpf_errstr(e, eb, sizeof(eb)));
 		snprintf(err, len, "kernel built without CONFIG_KPROBES: no kprobe PMU, "
 			 "no tracefs kprobe_events");
 		return TT_SKIP;
 	}
-	snprintf(err, len, "kernel refused %s attach to '%s': %s", kf_names[p->fam], p->fn,
-		 tt_errstr(e, eb, sizeof(eb)));
+	snprintf(err, len, "kernel refused %s attach to '%s': %s", kf_names[b->hook], p->fn,
+		 tt_bpf_errstr(e, eb, sizeof(eb)));
 	return TT_SKIP;
-}
-
-static void kf_release(struct kf_priv *p)
-{
-	if (p->skel && p->skel->bss)
-		p->skel->bss->target_tgid = 0;
-	bpf_link__destroy(p->link);
-	p->link = NULL;
-	kfunc_bpf__destroy(p->skel);
-	p->skel = NULL;
 }
 
 /* Load and attach the real count program, then take everything down again. */
 static int kernel_trial(int fam, const struct tt_syscall *s, char *reason, size_t len)
 {
-	struct kf_priv p = { .fam = fam, .var = KV_COUNT };
+	struct kf_priv p = { 0 };
 	int rc;
 
+	tt_bpf_init(&p.b, kf_names, fam, TT_BPF_COUNT);
 	if (find_function(fam, s, p.fn, reason, len))
 		return TT_SKIP;
 	rc = kf_load(&p, reason, len);
 	if (rc == TT_OK)
 		rc = kf_attach(&p, reason, len);
-	kf_release(&p);
+	tt_bpf_release(&p.b);
 	if (rc == TT_OK)
 		reason[0] = '\0';
 	return rc;
@@ -233,14 +211,14 @@ static int kernel_trial(int fam, const struct tt_syscall *s, char *reason, size_
 static int kf_supported(const struct tracer *t, char *reason, size_t len)
 {
 	const struct tt_syscall *s = t->target ? t->target : tt_syscall_find("getpid");
-	int fam = kf_family(t);
-	struct tt_probe_memo *m;
+	int fam = tt_bpf_hook(t, kf_names);
+	struct tt_bpf_memo *m;
 	char key[96];
 
 	if (!tt_bpf_caps_ok(reason, len))
 		return TT_SKIP;
 	snprintf(key, sizeof(key), "%s:%s", kf_names[fam], s->name);
-	if (!tt_probe_memo(key, &m))
+	if (!tt_bpf_memo(key, &m))
 		m->rc = kernel_trial(fam, s, m->reason, sizeof(m->reason));
 	snprintf(reason, len, "%s", m->reason);
 	return m->rc;
@@ -248,92 +226,32 @@ static int kf_supported(const struct tracer *t, char *reason, size_t len)
 
 static int kf_setup(struct tracer *t)
 {
-	struct kf_priv *p = calloc(1, sizeof(*p));
+	struct kf_priv *p = (struct kf_priv *)tt_bpf_new(t, sizeof(*p), kf_names);
 	int rc;
 
 	if (!p)
-		return tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
-	t->priv = p;
-	p->fam = kf_family(t);
-	p->var = t->variant && !strcmp(t->variant, "empty") ? KV_EMPTY : KV_COUNT;
-	p->ncpus = libbpf_num_possible_cpus();
-	if (p->ncpus <= 0)
-		return tracer_error(t, "cannot count possible CPUs: %s", strerror(-p->ncpus));
-	p->percpu = calloc((size_t)p->ncpus, sizeof(*p->percpu));
-	if (!p->percpu)
-		return tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
+		return TT_FAIL;
 	if (!t->target)
 		return tracer_error(t, "tracer '%s' needs a target syscall", t->name);
-	if (find_function(p->fam, t->target, p->fn, t->err, sizeof(t->err)))
+	if (find_function(p->b.hook, t->target, p->fn, t->err, sizeof(t->err)))
 		return TT_SKIP;
 	rc = kf_load(p, t->err, sizeof(t->err));
-	if (rc == TT_OK)
-		debug("%s: program on '%s' loaded", t->name, p->fn);
-	return rc;
+	if (rc != TT_OK)
+		return rc;
+	debug("%s: on '%s'", t->name, p->fn);
+	return tt_bpf_loaded(t, &p->b);
 }
 
 static int kf_start(struct tracer *t, pid_t pid)
 {
-	struct kf_priv *p = t->priv;
-
-	if (tt_percpu_zero(p->skel->maps.pcpu_count, p->percpu, p->ncpus))
-		return tracer_error(t, "cannot reset counter of '%s': %s", t->name, strerror(errno));
-	/* A plain store into the mmapped .bss; the go byte's write() orders it. */
-	__atomic_store_n(&p->skel->bss->target_tgid, (uint32_t)pid, __ATOMIC_SEQ_CST);
+	if (tt_bpf_arm(t, pid))
+		return TT_FAIL;
 	/* A kernel that let supported() attach and now refuses: a failure. */
-	return kf_attach(p, t->err, sizeof(t->err)) == TT_OK ? 0 : TT_FAIL;
+	return kf_attach(t->priv, t->err, sizeof(t->err)) == TT_OK ? 0 : TT_FAIL;
 }
 
-static int kf_stop(struct tracer *t, struct tt_hits *out)
-{
-	struct kf_priv *p = t->priv;
+const struct tracer_ops tracer_bpf_fentry = TT_BPF_OPS("bpf:fentry", TT_HOOK_SYSCALL,
+	"BPF fentry program (trampoline) on the kernel function of the syscall", kf_variants, kf);
 
-	bpf_link__destroy(p->link);
-	p->link = NULL;
-	/* Should the pid be reused before the next start(), it must not count. */
-	__atomic_store_n(&p->skel->bss->target_tgid, 0, __ATOMIC_SEQ_CST);
-	out->stops = -1;
-	out->consumer_ns = 0;
-	out->lost = 0;
-	out->hits = -1;		/* empty: the handler records nothing */
-	if (p->var == KV_COUNT &&
-	    tt_percpu_sum(p->skel->maps.pcpu_count, p->percpu, p->ncpus, &out->hits))
-		return tracer_error(t, "cannot read counter of '%s': %s", t->name, strerror(errno));
-	return 0;
-}
-
-static void kf_teardown(struct tracer *t)
-{
-	struct kf_priv *p = t->priv;
-
-	if (!p)
-		return;
-	kf_release(p);
-	free(p->percpu);
-	free(p);
-	t->priv = NULL;
-}
-
-const struct tracer_ops tracer_bpf_fentry = {
-	.name = "bpf:fentry",
-	.hooks = TT_HOOK_SYSCALL,
-	.summary = "BPF fentry program (trampoline) on the kernel function of the syscall",
-	.variants = kf_variants,
-	.supported = kf_supported,
-	.setup = kf_setup,
-	.start = kf_start,
-	.stop = kf_stop,
-	.teardown = kf_teardown,
-};
-
-const struct tracer_ops tracer_bpf_kprobe = {
-	.name = "bpf:kprobe",
-	.hooks = TT_HOOK_SYSCALL,
-	.summary = "BPF program on a kprobe on the kernel function of the syscall",
-	.variants = kf_variants,
-	.supported = kf_supported,
-	.setup = kf_setup,
-	.start = kf_start,
-	.stop = kf_stop,
-	.teardown = kf_teardown,
-};
+const struct tracer_ops tracer_bpf_kprobe = TT_BPF_OPS("bpf:kprobe", TT_HOOK_SYSCALL,
+	"BPF program on a kprobe on the kernel function of the syscall", kf_variants, kf);

@@ -23,12 +23,12 @@
 
 #include <bpf/libbpf.h>
 
-#include "bpf_ring.h"
+#include "bpf_util.h"
 
 /* A drain takes microseconds; this only turns a stuck reader into an error. */
 #define DRAIN_TIMEOUT_S 10
 
-struct bpf_reader {
+struct tt_bpf_reader {
 	struct ring_buffer *rb;
 	pthread_t th;
 	int started;
@@ -43,7 +43,7 @@ struct bpf_reader {
 
 static int on_record(void *ctx, void *data, size_t size)
 {
-	struct bpf_reader *r = ctx;
+	struct tt_bpf_reader *r = ctx;
 
 	(void)data;
 	(void)size;
@@ -53,7 +53,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void drain(struct bpf_reader *r)
+static void drain(struct tt_bpf_reader *r)
 {
 	while (ring_buffer__consume(r->rb) > 0)
 		;
@@ -61,7 +61,7 @@ static void drain(struct bpf_reader *r)
 
 static void *reader_main(void *arg)
 {
-	struct bpf_reader *r = arg;
+	struct tt_bpf_reader *r = arg;
 	struct pollfd pfd[2] = {
 		{ .fd = ring_buffer__epoll_fd(r->rb), .events = POLLIN },
 		{ .fd = r->wake_fd, .events = POLLIN },
@@ -97,7 +97,7 @@ static uint64_t clock_ns(clockid_t c)
 }
 
 /* Signals belong to the runner's main thread, not to a reader asleep in poll(). */
-static int spawn(struct bpf_reader *r)
+static int spawn(struct tt_bpf_reader *r)
 {
 	sigset_t all, old;
 	int e;
@@ -113,9 +113,9 @@ static int spawn(struct bpf_reader *r)
 	return pthread_getcpuclockid(r->th, &r->clock);
 }
 
-struct bpf_reader *bpf_reader_start(int map_fd, char *err, size_t len)
+struct tt_bpf_reader *tt_bpf_reader_start(int map_fd, char *err, size_t len)
 {
-	struct bpf_reader *r = calloc(1, sizeof(*r));
+	struct tt_bpf_reader *r = calloc(1, sizeof(*r));
 	int e;
 
 	if (!r) {
@@ -144,19 +144,19 @@ struct bpf_reader *bpf_reader_start(int map_fd, char *err, size_t len)
 	}
 	return r;
 fail:
-	bpf_reader_stop(r);
+	tt_bpf_reader_stop(r);
 	return NULL;
 }
 
-void bpf_reader_reset(struct bpf_reader *r)
+void tt_bpf_reader_reset(struct tt_bpf_reader *r)
 {
 	/* The previous run was drained and nothing produces now: no race. */
 	__atomic_store_n(&r->records, 0, __ATOMIC_RELAXED);
 	r->cpu0 = clock_ns(r->clock);
 }
 
-int bpf_reader_drain(struct bpf_reader *r, int64_t *records, double *cpu_ns,
-		     char *err, size_t len)
+int tt_bpf_reader_drain(struct tt_bpf_reader *r, int64_t *records, double *cpu_ns,
+			char *err, size_t len)
 {
 	uint64_t one = 1;
 	struct timespec until;
@@ -180,7 +180,7 @@ int bpf_reader_drain(struct bpf_reader *r, int64_t *records, double *cpu_ns,
 	return 0;
 }
 
-void bpf_reader_stop(struct bpf_reader *r)
+void tt_bpf_reader_stop(struct tt_bpf_reader *r)
 {
 	uint64_t one = 1;
 

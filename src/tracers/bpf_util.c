@@ -1,4 +1,4 @@
-/* Shared by the BPF probe tracers: see bpf_util.h. */
+/* libbpf and kernel helpers of the BPF tracers: see bpf_util.h. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,24 +46,32 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-void tt_libbpf_capture(void)
+void tt_bpf_capture(void)
 {
 	libbpf_set_print(libbpf_print);
 	libbpf_msg[0] = '\0';
 }
 
-const char *tt_libbpf_msg(void)
+const char *tt_bpf_libbpf_msg(void)
 {
 	return libbpf_msg;
 }
 
-const char *tt_errstr(int e, char *buf, size_t len)
+const char *tt_bpf_errstr(int e, char *buf, size_t len)
 {
 	const char *name = e == ENOTSUPP ? "ENOTSUPP" : strerrorname_np(e);
 
 	snprintf(buf, len, "%s (%s)", e == ENOTSUPP ? "Operation not supported" : strerror(e),
 		 name ? name : "?");
 	return buf;
+}
+
+int tt_bpf_refused(int e)
+{
+	debug("libbpf said: %s", libbpf_msg[0] ? libbpf_msg : "nothing");
+	if (e == EPERM || e == EINVAL || e == ENOTSUPP || e == EOPNOTSUPP || e == ENOENT)
+		return TT_SKIP;
+	return TT_FAIL;
 }
 
 int tt_bpf_caps_ok(char *reason, size_t len)
@@ -83,7 +91,7 @@ int tt_bpf_caps_ok(char *reason, size_t len)
 #undef HAS
 }
 
-int tt_percpu_sum(struct bpf_map *map, uint64_t *buf, int ncpus, int64_t *sum)
+int tt_bpf_percpu_sum(struct bpf_map *map, uint64_t *buf, int ncpus, int64_t *sum)
 {
 	uint32_t key = 0;
 
@@ -95,7 +103,7 @@ int tt_percpu_sum(struct bpf_map *map, uint64_t *buf, int ncpus, int64_t *sum)
 	return 0;
 }
 
-int tt_percpu_zero(struct bpf_map *map, uint64_t *buf, int ncpus)
+int tt_bpf_percpu_zero(struct bpf_map *map, uint64_t *buf, int ncpus)
 {
 	uint32_t key = 0;
 
@@ -105,7 +113,7 @@ int tt_percpu_zero(struct bpf_map *map, uint64_t *buf, int ncpus)
 }
 
 /* Per-thread counts: sum them (the hits), or with @clear, delete them. */
-int tt_tid_counts(struct bpf_map *map, int clear, int64_t *sum)
+int tt_bpf_tid_counts(struct bpf_map *map, int clear, int64_t *sum)
 {
 	uint32_t key = 0, next;
 	uint64_t v;
@@ -135,7 +143,7 @@ static uint32_t pow2_at_least(uint64_t v)
 }
 
 /* Big enough that a normal run loses nothing even if the reader lags. */
-int tt_ring_size(int64_t events_hint, uint32_t *out, char *err, size_t len)
+int tt_bpf_ring_size(int64_t events_hint, uint32_t *out, char *err, size_t len)
 {
 	const char *env = getenv(RING_ENV);
 	uint64_t want = events_hint > 0 ? (uint64_t)events_hint * RING_BYTES_PER_EVENT : 0;
@@ -154,9 +162,9 @@ int tt_ring_size(int64_t events_hint, uint32_t *out, char *err, size_t len)
 	return 0;
 }
 
-int tt_probe_memo(const char *key, struct tt_probe_memo **out)
+int tt_bpf_memo(const char *key, struct tt_bpf_memo **out)
 {
-	static struct tt_probe_memo memo[16];
+	static struct tt_bpf_memo memo[16];
 	static unsigned used;
 
 	for (unsigned i = 0; i < used; i++) {

@@ -1,6 +1,10 @@
 /*
- * Small pieces shared by the BPF probe tracers (bpf_uprobe.c, bpf_kernel.c):
- * libbpf's messages, capabilities, per-CPU counters, cached kernel probes.
+ * What the BPF tracers share: bpf.c (syscall tracepoints), bpf_uprobe.c
+ * (uprobe, uretprobe, usdt) and bpf_kernel.c (fentry, kprobe) each open
+ * their own skeleton and attach in their own way; the rest of a cell's
+ * life -- picking the program, loading, counters, stop, teardown -- is
+ * here (bpf_cell.c), with the ringbuf variant's reader (bpf_ring.c) and
+ * libbpf and kernel helpers (bpf_util.c).
  */
 #ifndef TRACETAX_BPF_UTIL_H
 #define TRACETAX_BPF_UTIL_H
@@ -11,40 +15,145 @@
 #include "../tracer.h"
 
 struct bpf_map;
+struct bpf_program;
+struct bpf_link;
+struct bpf_object_skeleton;
+struct tt_bpf_reader;
+
+/* Index into tt_bpf_variants[]: the handlers of bpf/common.bpf.h, in order. */
+enum { TT_BPF_COUNT, TT_BPF_EMPTY, TT_BPF_SHARED, TT_BPF_HASH, TT_BPF_RINGBUF };
+
+/* All five handler variants; the first is the default. */
+extern const char *const tt_bpf_variants[];
+
+/*
+ * One cell's program, from setup() to teardown(): a BPF tracer's t->priv
+ * is one, or begins with one (bpf_kernel.c adds the kernel function). The
+ * last fields are the file's: its skeleton, given to tt_bpf_open(), and
+ * tgid, which it sets after the load.
+ */
+struct tt_bpf {
+	int hook, var, ncpus;		/* hook: index into the file's hook names */
+	int threads;			/* sizes the tid hash */
+	uint32_t ring;			/* ringbuf variant: bytes of the ring */
+	char prog_name[40];		/* tt_<hook>_<variant> */
+	struct bpf_program *prog;	/* the one program the cell loads */
+	struct bpf_link *link;		/* attached from start() to stop() */
+	struct tt_bpf_reader *reader;	/* ringbuf variant */
+	uint64_t *percpu;		/* ncpus slots: per-CPU map I/O */
+	struct {
+		struct bpf_map *pcpu_count, *shared_count, *tid_count, *lost, *events;
+	} maps;
+	/* The file's skeleton: bpftool's functions are per object, not generic. */
+	void *skel;
+	struct bpf_object_skeleton *s;	/* skel->skeleton */
+	void (*destroy)(void *skel);	/* the object's X_bpf__destroy() */
+	uint32_t *tgid;			/* &skel->bss->target_tgid, after load */
+};
+
+/*
+ * A file's hooks are its tracers' names after "bpf:", in @hooks (NULL
+ * ends it) in the order of the file's own index: t's index there.
+ */
+int tt_bpf_hook(const struct tracer *t, const char *const *hooks);
+/* t->variant as a TT_BPF_ index. */
+int tt_bpf_variant(const struct tracer *t);
+/* Name the cell's program tt_<hooks[hook]>_<variant @var>. */
+void tt_bpf_init(struct tt_bpf *b, const char *const *hooks, int hook, int var);
+/*
+ * setup(): t->priv = @size zeroed bytes that begin with a struct tt_bpf,
+ * initialised for t's hook and variant and sized for its run; NULL and
+ * t->err on failure (teardown frees what there is).
+ */
+struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size, const char *const *hooks);
+/*
+ * After X_bpf__open(): own @skel (NULL: the open failed), turn on the
+ * autoload of the cell's program only -- the verifier, the kernel and the
+ * caches see exactly one program -- and size the maps. 0, or -1 and @err.
+ */
+int tt_bpf_open(struct tt_bpf *b, void *skel, struct bpf_object_skeleton *s,
+		void (*destroy)(void *), char *err, size_t len);
+/* Load; 0, or the kernel's errno and @err ("cannot load BPF program ..."). */
+int tt_bpf_load(struct tt_bpf *b, char *err, size_t len);
+/* After setup()'s load: start the ringbuf variant's reader. */
+int tt_bpf_loaded(struct tracer *t, struct tt_bpf *b);
+/* start(), before the file attaches: zero the counters, filter on @pid. */
+int tt_bpf_arm(struct tracer *t, pid_t pid);
+/* Detach, stop the reader, destroy the skeleton; safe after a partial load. */
+void tt_bpf_release(struct tt_bpf *b);
+/* The stop and teardown of every BPF tracer. */
+int tt_bpf_stop(struct tracer *t, struct tt_hits *out);
+void tt_bpf_teardown(struct tracer *t);
+
+/*
+ * The tracer_ops of a BPF tracer whose file defines <pfx>_supported,
+ * <pfx>_setup and <pfx>_start: only the name, hook and text differ.
+ */
+#define TT_BPF_OPS(nm, hook_mask, text, vars, pfx) {			\
+	.name = nm,							\
+	.hooks = hook_mask,						\
+	.summary = text,						\
+	.variants = vars,						\
+	.supported = pfx##_supported,					\
+	.setup = pfx##_setup,						\
+	.start = pfx##_start,						\
+	.stop = tt_bpf_stop,						\
+	.teardown = tt_bpf_teardown,					\
+}
+
+/* The ringbuf variant's reader: a thread that consumes ringbuf map @map_fd. */
+struct tt_bpf_reader *tt_bpf_reader_start(int map_fd, char *err, size_t len);
+/* Before a run: zero the record count, note the thread's CPU time. */
+void tt_bpf_reader_reset(struct tt_bpf_reader *r);
+/*
+ * After a run, once no producer can submit any more: consume everything
+ * left, then report records consumed and the reader's CPU ns since reset.
+ */
+int tt_bpf_reader_drain(struct tt_bpf_reader *r, int64_t *records, double *cpu_ns,
+			char *err, size_t len);
+/* Join the thread and free everything; NULL is fine. */
+void tt_bpf_reader_stop(struct tt_bpf_reader *r);
 
 /* Route libbpf's output to debug() and keep its first warning; clears it. */
-void tt_libbpf_capture(void);
-/* libbpf's first warning since tt_libbpf_capture(), "" if none. */
-const char *tt_libbpf_msg(void);
+void tt_bpf_capture(void);
+/* libbpf's first warning since tt_bpf_capture(), "" if none. */
+const char *tt_bpf_libbpf_msg(void);
 
 /* "Operation not permitted (EPERM)": what the kernel said, and its name. */
-const char *tt_errstr(int e, char *buf, size_t len);
+const char *tt_bpf_errstr(int e, char *buf, size_t len);
+
+/*
+ * What a kernel that refuses a program says: no permission (lockdown, a
+ * BPF LSM), no such hook, not supported: TT_SKIP. Anything else, e.g. a
+ * verifier rejection (EACCES), is our bug: TT_FAIL.
+ */
+int tt_bpf_refused(int e);
 
 /* 1 if we may load tracing programs; else 0 and the reason. */
 int tt_bpf_caps_ok(char *reason, size_t len);
 
 /* Sum a one-slot per-CPU u64 map (@buf: libbpf_num_possible_cpus() slots). */
-int tt_percpu_sum(struct bpf_map *map, uint64_t *buf, int ncpus, int64_t *sum);
-int tt_percpu_zero(struct bpf_map *map, uint64_t *buf, int ncpus);
+int tt_bpf_percpu_sum(struct bpf_map *map, uint64_t *buf, int ncpus, int64_t *sum);
+int tt_bpf_percpu_zero(struct bpf_map *map, uint64_t *buf, int ncpus);
 
 /* A u32 tid -> u64 count hash: sum its values, or with @clear, empty it. */
-int tt_tid_counts(struct bpf_map *map, int clear, int64_t *sum);
+int tt_bpf_tid_counts(struct bpf_map *map, int clear, int64_t *sum);
 
 /* Bytes of the ringbuf variant's ring for @events_hint events (TRACETAX_RINGBUF_BYTES). */
-int tt_ring_size(int64_t events_hint, uint32_t *out, char *err, size_t len);
+int tt_bpf_ring_size(int64_t events_hint, uint32_t *out, char *err, size_t len);
 
 /*
  * A kernel probe's verdict, kept for the life of the process: `tracetax
  * list` asks supported() for every variant, and a probe loads and attaches
- * programs. @key names what was probed ("kprobe:__x64_sys_getpid").
+ * programs. @key names what was probed ("kprobe:getpid").
  */
-struct tt_probe_memo {
+struct tt_bpf_memo {
 	char key[96];
 	int rc;
 	char reason[TT_REASON_MAX];
 };
 
 /* The memo for @key: found (returns 1) or a fresh slot to fill (returns 0). */
-int tt_probe_memo(const char *key, struct tt_probe_memo **out);
+int tt_bpf_memo(const char *key, struct tt_bpf_memo **out);
 
 #endif

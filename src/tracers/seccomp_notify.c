@@ -111,9 +111,14 @@ static int notify_answer(struct notify *n, struct seccomp_notif *req,
 	memset(resp, 0, n->sizes.seccomp_notif_resp);
 	resp->id = req->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	/*
+	 * Count before answering: counted after, the answer to the workload's
+	 * last call before its ready line could land after start() reset the
+	 * count, one hit too many.
+	 */
+	atomic_fetch_add_explicit(&n->hits, 1, memory_order_relaxed);
 	if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0)
 		return errno == ENOENT ? 0 : -1;	/* ENOENT: the caller was killed */
-	atomic_fetch_add_explicit(&n->hits, 1, memory_order_relaxed);
 	return 0;
 }
 

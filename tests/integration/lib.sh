@@ -16,32 +16,73 @@ json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(
 # Tracers `tracetax list` says are available here, matching a pattern and,
 # optionally, hooking a kind of event (syscall, function, usdt, none).
 available() {
-	"$TT" list --json | python3 -c '
+	python3 -c '
 import json, sys, fnmatch
 for t in json.load(sys.stdin)["tracers"]:
     hooks = t["hooks"] or ["none"]
     if t["status"] == "available" and fnmatch.fnmatch(t["name"], sys.argv[1]) and \
        (sys.argv[2] == "any" or sys.argv[2] in hooks):
-        print(t["name"])' "${1:-*}" "${2:-any}"
+        print(t["name"])' "${1:-*}" "${2:-any}" <"$TMP/list.json"
 }
 
-# Tracing BPF programs loaded on the machine (ours and anybody's).
+# Tracing BPF programs loaded on the machine (ours and anybody's), by id.
 bpf_progs() {
-	command -v bpftool >/dev/null || { echo 0; return; }
-	bpftool prog show 2>/dev/null | grep -cE '^[0-9]+: (tracepoint|raw_tracepoint|tracing|kprobe|perf_event)'
+	command -v bpftool >/dev/null || return 0
+	bpftool prog show 2>/dev/null |
+		sed -nE 's/^([0-9]+): (tracepoint|raw_tracepoint|tracing|kprobe|perf_event) .*/\1/p'
 }
-BPF_BEFORE=$(bpf_progs)
+BPF_BEFORE=" $(bpf_progs | tr '\n' ' ') "
+
+# Programs loaded since the test began that no live process holds an fd of:
+# ours, once tracetax has exited. Those of a tracetax still running (another
+# test run on the machine) are held, and not left behind.
+bpf_left() {
+	local held id
+	held=" $(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:\s*//p' | tr '\n' ' ') "
+	for id in $(bpf_progs); do
+		case "$BPF_BEFORE$held" in *" $id "*) ;; *) echo "$id" ;; esac
+	done
+}
+
+# `tracetax list --json` once per test, here, where its exit status can fail
+# the test: available() runs in $(...) and pipes, where a failure (a sanitizer
+# report makes tracetax exit 1) would only end a subshell.
+"$TT" list --json >"$TMP/list.json" 2>"$TMP/list.err" ||
+	fail "tracetax list --json exited $?: $(cat "$TMP/list.err")"
+cat "$TMP/list.err" >&2
+
+# tracetax-<pid> names (instances, uprobe groups tracetax_<pid>) whose tracetax
+# has exited: those of a tracetax still running (another test run on the
+# machine) are not left behind, and are none of our business.
+dead_owners() {
+	local name pid
+	for name in "$@"; do
+		pid=${name#tracetax[-_]}
+		kill -0 "$pid" 2>/dev/null || echo "$name"
+	done
+}
 
 # Nothing of ours is left on the machine.
 assert_clean() {
-	local inst
-	inst=$(ls /sys/kernel/tracing/instances 2>/dev/null | grep '^tracetax-' || true)
+	local inst left load tt p
+	inst=$(dead_owners $(ls /sys/kernel/tracing/instances 2>/dev/null | grep '^tracetax-'))
 	[ -z "$inst" ] || fail "tracefs instance left: $inst"
-	grep -q tracetax /sys/kernel/tracing/uprobe_events 2>/dev/null && fail "uprobe event left"
+	inst=$(dead_owners $(sed -n 's/^.:\(tracetax_[0-9]*\)\/.*/\1/p' /sys/kernel/tracing/uprobe_events 2>/dev/null))
+	[ -z "$inst" ] || fail "uprobe event left: $(grep tracetax /sys/kernel/tracing/uprobe_events)"
 	# the kernel frees a program from a work queue after its last fd closes:
 	# give it a moment before calling it a leak
-	for _ in $(seq 30); do [ "$(bpf_progs)" -le "$BPF_BEFORE" ] && break; sleep 0.1; done
-	[ "$(bpf_progs)" -le "$BPF_BEFORE" ] || fail "BPF programs left: $(bpf_progs) tracing programs, $BPF_BEFORE before: $(bpftool prog show | grep -E '^[0-9]+: (tracepoint|raw_tracepoint|tracing|kprobe|perf_event)' | head -3)"
-	pgrep -x tracetax-load >/dev/null && fail "workload process left: $(pgrep -a -x tracetax-load)"
+	for _ in $(seq 30); do [ -z "$(bpf_left)" ] && break; sleep 0.1; done
+	left=$(bpf_left)
+	[ -z "$left" ] || fail "BPF programs left: $(for p in $left; do bpftool prog show id "$p" | head -1; done)"
+	# ours run this build's binaries (another test run may have its running):
+	# workloads, and tracetax's forked helpers (ptrace) that hold its fds
+	load=$(readlink -f "$B/tracetax-load")
+	tt=$(readlink -f "$TT")
+	for p in $(pgrep -x tracetax-load); do
+		[ "$(readlink /proc/"$p"/exe)" = "$load" ] && fail "workload process left: $(pgrep -a -x tracetax-load)"
+	done
+	for p in $(pgrep -x tracetax); do
+		[ "$(readlink /proc/"$p"/exe)" = "$tt" ] && fail "tracetax process left: $(ps -o pid,ppid,args -p "$p")"
+	done
 	return 0
 }

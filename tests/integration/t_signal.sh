@@ -20,7 +20,7 @@ for delay in 0.3 1.1 2.3 3.7; do
 		wait "$pid"
 		rc=$?
 		want=$([ "$sig" = INT ] && echo 130 || echo 143)
-		[ "$rc" = "$want" ] || fail "exit $rc after SIG$sig at ${delay}s, want $want: $(tail -3 "$TMP/out")"
+		[ "$rc" = "$want" ] || fail "exit $rc after SIG$sig at ${delay}s, want $want: $(cat "$TMP/out")"
 		[ -e "$TMP/r$i.json" ] && fail "a results file was written after SIG$sig"
 		assert_clean
 	done

@@ -26,5 +26,6 @@ for c in "--help" "run --help" "list --help" "cleanup --help"; do
 	"$TT" $c >"$TMP/out" 2>&1 || fail "'$c' failed"
 	grep -q usage "$TMP/out" || fail "'$c' printed no usage"
 done
-"$TT" --version | grep -q '^tracetax ' || fail "--version"
+"$TT" --version >"$TMP/out" 2>&1 || fail "--version exited $?: $(cat "$TMP/out")"
+grep -q '^tracetax ' "$TMP/out" || fail "--version"
 exit 0

@@ -1,0 +1,266 @@
+/*
+ * A BPF tracer cell's life, the same for every hook (see bpf_util.h).
+ *
+ * setup() loads the program once per cell (the verifier is slow); start()
+ * attaches it and stop() detaches it. Attaching once per cell would be
+ * wrong: untraced baseline runs would then pay for the hook, the program
+ * and its filter (measured on tp: getpid 63 -> 85-100 ns with no hit
+ * counted), and the overhead would shrink to the handler's body.
+ * Attaching is outside the workload's timed loop, which starts after go.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "../util.h"
+#include "bpf_util.h"
+
+/* Order matters: the index is the TT_BPF_ value, the first is the default. */
+const char *const tt_bpf_variants[] = {
+	"count", "empty", "count-shared", "hash", "ringbuf", NULL,
+};
+
+int tt_bpf_hook(const struct tracer *t, const char *const *hooks)
+{
+	const char *name = t->ops->name + strlen("bpf:");
+
+	for (int i = 0; hooks[i]; i++)
+		if (!strcmp(name, hooks[i]))
+			return i;
+	return 0;	/* never: each file lists its own tracers */
+}
+
+void tt_bpf_init(struct tt_bpf *b, const char *const *hooks, int hook, int var)
+{
+	b->hook = hook;
+	b->var = var;
+	snprintf(b->prog_name, sizeof(b->prog_name), "tt_%s_%s", hooks[hook],
+		 tt_bpf_variants[var]);
+	for (char *c = b->prog_name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+}
+
+/* t->ops->variants is tt_bpf_variants[] or a prefix of it: the same index. */
+int tt_bpf_variant(const struct tracer *t)
+{
+	for (int i = 0; t->variant && tt_bpf_variants[i]; i++)
+		if (!strcmp(t->variant, tt_bpf_variants[i]))
+			return i;
+	return TT_BPF_COUNT;
+}
+
+struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size, const char *const *hooks)
+{
+	struct tt_bpf *b = calloc(1, size);
+
+	if (!b) {
+		tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	t->priv = b;
+	tt_bpf_init(b, hooks, tt_bpf_hook(t, hooks), tt_bpf_variant(t));
+	b->threads = t->threads;
+	b->ncpus = libbpf_num_possible_cpus();
+	if (b->ncpus <= 0) {
+		tracer_error(t, "cannot count possible CPUs: %s", strerror(-b->ncpus));
+		return NULL;
+	}
+	b->percpu = calloc((size_t)b->ncpus, sizeof(*b->percpu));
+	if (!b->percpu) {
+		tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (b->var == TT_BPF_RINGBUF &&
+	    tt_bpf_ring_size(t->events_hint, &b->ring, t->err, sizeof(t->err)))
+		return NULL;
+	return b;
+}
+
+/* The maps of bpf/common.bpf.h, by name: every object has all of them. */
+static int find_maps(struct tt_bpf *b, struct bpf_object *obj, char *err, size_t len)
+{
+	static const char *const names[] = {
+		"pcpu_count", "shared_count", "tid_count", "lost", "events",
+	};
+	struct bpf_map **slot[] = {
+		&b->maps.pcpu_count, &b->maps.shared_count, &b->maps.tid_count,
+		&b->maps.lost, &b->maps.events,
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		*slot[i] = bpf_object__find_map_by_name(obj, names[i]);
+		if (!*slot[i]) {
+			snprintf(err, len, "no BPF map '%s' in '%s'", names[i], bpf_object__name(obj));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int tt_bpf_open(struct tt_bpf *b, void *skel, struct bpf_object_skeleton *s,
+		void (*destroy)(void *), char *err, size_t len)
+{
+	struct bpf_object *obj;
+	char eb[96];
+
+	tt_bpf_capture();
+	if (!skel) {
+		snprintf(err, len, "cannot open the BPF object of '%s': %s", b->prog_name,
+			 tt_bpf_errstr(errno, eb, sizeof(eb)));
+		return -1;
+	}
+	b->skel = skel;
+	b->s = s;
+	b->destroy = destroy;
+	obj = *s->obj;
+	b->prog = bpf_object__find_program_by_name(obj, b->prog_name);
+	if (!b->prog) {
+		snprintf(err, len, "no BPF program '%s' in '%s'", b->prog_name,
+			 bpf_object__name(obj));
+		return -1;
+	}
+	if (find_maps(b, obj, err, len))
+		return -1;
+	bpf_program__set_autoload(b->prog, true);
+	/* Room for every thread even if tids are spread over the hash. */
+	bpf_map__set_max_entries(b->maps.tid_count, b->threads < 256 ? 1024 : 4 * b->threads);
+	if (b->var == TT_BPF_RINGBUF && b->ring)
+		bpf_map__set_max_entries(b->maps.events, b->ring);
+	return 0;
+}
+
+int tt_bpf_load(struct tt_bpf *b, char *err, size_t len)
+{
+	int e = -bpf_object__load_skeleton(b->s);	/* what X_bpf__load() does */
+	char eb[96];
+
+	if (!e)
+		return 0;
+	snprintf(err, len, "cannot load BPF program '%s': %s%s%s", b->prog_name,
+		 tt_bpf_errstr(e, eb, sizeof(eb)), *tt_bpf_libbpf_msg() ? ": " : "",
+		 tt_bpf_libbpf_msg());
+	return e;
+}
+
+int tt_bpf_loaded(struct tracer *t, struct tt_bpf *b)
+{
+	debug("%s: program '%s' loaded", t->name, b->prog_name);
+	if (b->var != TT_BPF_RINGBUF)
+		return TT_OK;
+	debug("%s: ring buffer of %u bytes", t->name, b->ring);
+	b->reader = tt_bpf_reader_start(bpf_map__fd(b->maps.events), t->err, sizeof(t->err));
+	return b->reader ? TT_OK : TT_FAIL;
+}
+
+static int reset_counters(struct tt_bpf *b)
+{
+	uint32_t key = 0;
+	uint64_t zero = 0;
+	int64_t unused;
+
+	if (tt_bpf_percpu_zero(b->maps.pcpu_count, b->percpu, b->ncpus) ||
+	    tt_bpf_percpu_zero(b->maps.lost, b->percpu, b->ncpus) ||
+	    bpf_map__update_elem(b->maps.shared_count, &key, sizeof(key), &zero, sizeof(zero),
+				 BPF_ANY))
+		return -1;
+	return b->var == TT_BPF_HASH ? tt_bpf_tid_counts(b->maps.tid_count, 1, &unused) : 0;
+}
+
+int tt_bpf_arm(struct tracer *t, pid_t pid)
+{
+	struct tt_bpf *b = t->priv;
+
+	if (reset_counters(b))
+		return tracer_error(t, "cannot reset counters of '%s': %s", b->prog_name,
+				    strerror(errno));
+	if (b->reader)
+		tt_bpf_reader_reset(b->reader);
+	/*
+	 * The programs count only the workload's tgid: other processes call
+	 * getpid too. A plain store into the mmapped .bss; the go byte's
+	 * write() orders it. bpf_get_current_pid_tgid() gives ids in the
+	 * initial pid namespace, fork() in ours: tracetax must run in the
+	 * initial pid namespace (root on a host or a VM, not a container).
+	 */
+	__atomic_store_n(b->tgid, (uint32_t)pid, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static int read_hits(struct tracer *t, struct tt_bpf *b, struct tt_hits *out)
+{
+	uint32_t key = 0;
+	uint64_t v;
+
+	switch (b->var) {
+	case TT_BPF_COUNT:
+		return tt_bpf_percpu_sum(b->maps.pcpu_count, b->percpu, b->ncpus, &out->hits);
+	case TT_BPF_EMPTY:
+		out->hits = -1;	/* the handler records nothing: nothing to tell */
+		return 0;
+	case TT_BPF_SHARED:
+		if (bpf_map__lookup_elem(b->maps.shared_count, &key, sizeof(key), &v, sizeof(v), 0))
+			return -1;
+		out->hits = (int64_t)v;
+		return 0;
+	case TT_BPF_HASH:
+		return tt_bpf_tid_counts(b->maps.tid_count, 0, &out->hits);
+	default:
+		/* Detached and the workload reaped: every record is in the ring. */
+		return tt_bpf_reader_drain(b->reader, &out->hits, &out->consumer_ns, t->err,
+					   sizeof(t->err)) ? -2 : 0;
+	}
+}
+
+int tt_bpf_stop(struct tracer *t, struct tt_hits *out)
+{
+	struct tt_bpf *b = t->priv;
+	int rc;
+
+	/* Also lowers a USDT semaphore and takes uprobe breakpoints out. */
+	bpf_link__destroy(b->link);
+	b->link = NULL;
+	/* Should the pid be reused before the next start(), it must not count. */
+	__atomic_store_n(b->tgid, 0, __ATOMIC_SEQ_CST);
+	out->stops = -1;
+	out->consumer_ns = 0;
+	rc = read_hits(t, b, out);
+	if (rc == -2)
+		return TT_FAIL;
+	if (rc || tt_bpf_percpu_sum(b->maps.lost, b->percpu, b->ncpus, &out->lost))
+		return tracer_error(t, "cannot read counters of '%s': %s", b->prog_name,
+				    strerror(errno));
+	/* The handler saw a lost event too: it is a hit that could not be kept. */
+	if (out->hits >= 0)
+		out->hits += out->lost;
+	return 0;
+}
+
+void tt_bpf_release(struct tt_bpf *b)
+{
+	if (b->tgid)
+		*b->tgid = 0;
+	bpf_link__destroy(b->link);
+	b->link = NULL;
+	tt_bpf_reader_stop(b->reader);
+	b->reader = NULL;
+	if (b->skel)
+		b->destroy(b->skel);
+	b->skel = NULL;
+	b->tgid = NULL;
+}
+
+void tt_bpf_teardown(struct tracer *t)
+{
+	struct tt_bpf *b = t->priv;
+
+	if (!b)
+		return;
+	tt_bpf_release(b);
+	free(b->percpu);
+	free(b);
+	t->priv = NULL;
+}

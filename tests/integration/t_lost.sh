@@ -1,0 +1,55 @@
+# Lost events are counted, never hidden: with buffers sized by tracetax a
+# run loses nothing; with a buffer made deliberately tiny the same run loses
+# events, and every one of them is still a hit (seen, then dropped), so
+# hits == events holds while lost > 0.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+run() {  # run NAME ENV... -- TRACER: one cell, 200k getpid, JSON in $TMP/NAME.json
+	local name=$1; shift
+	env "$@" "$TT" run -q -w getpid -t "$tracer" -n 200000 --reps 1 --json "$TMP/$name.json" >"$TMP/out" 2>&1 ||
+		fail "$tracer ($*): $(cat "$TMP/out")"
+}
+check() {  # check NAME lost|none
+	python3 - "$TMP/$1.json" "$2" "$tracer" <<'PY' || exit 1
+import json, sys
+c = json.load(open(sys.argv[1]))["cells"][0]
+want, name = sys.argv[2], sys.argv[3]
+r = c["runs"][0]
+msg = "%s: hits %s lost %s events %s" % (name, r["hits"], r["lost"], r["events"])
+print(msg)
+if c["status"] != "ok" or r["hits"] != r["events"]:
+    print("FAIL: hits must equal events:", msg, c["reason"]); sys.exit(1)
+if want == "lost" and not r["lost"] > 0:
+    print("FAIL: a tiny buffer lost nothing:", msg); sys.exit(1)
+if want == "none" and r["lost"] != 0:
+    print("FAIL: buffer sized by tracetax lost events:", msg); sys.exit(1)
+if want == "lost" and "lost" not in (c["note"] or ""):
+    print("FAIL: lost events not in the note:", c["note"]); sys.exit(1)
+PY
+}
+
+tested=0
+for tracer in ftrace:syscall/noread ftrace:syscall/read ftrace:syscall/splice; do
+	available "$tracer" | grep -q . || continue
+	f=${tracer##*/}
+	run "$f-ok"; check "$f-ok" none
+	# a reader on the other CPU may keep up even with 16 KiB: then it loses
+	# nothing, and that is right too; without a reader the loss is certain
+	run "$f-tiny" TRACETAX_FTRACE_BUFFER_KB=16; check "$f-tiny" "$([ "$f" = noread ] && echo lost || echo any)"
+	tested=$((tested + 1))
+done
+tracer=perf:sample
+if available "$tracer" | grep -q .; then
+	run perf-ok; check perf-ok none
+	run perf-tiny TRACETAX_PERF_PAGES=1; check perf-tiny lost
+	tested=$((tested + 1))
+fi
+tracer=bpf:tp/ringbuf
+if available "$tracer" | grep -q .; then
+	run rb-ok; check rb-ok none
+	run rb-tiny TRACETAX_RINGBUF_BYTES=4096; check rb-tiny lost
+	tested=$((tested + 1))
+fi
+[ "$tested" -gt 0 ] || skip "no buffered tracer available"
+assert_clean
