@@ -222,10 +222,12 @@ int load_reap(struct load_proc *lp)
 			load_kill(lp);
 			poll(&p, 1, 5000);
 		}
+		/* before the pid can be reaped and reused: the signal thread kills it */
+		load_current_pid = 0;
 		while (waitpid(lp->pid, &st, __WALL) < 0 && errno == EINTR)
 			;
 	}
-	load_current_pid = 0;
+	load_current_pid = 0;	/* also when the fork failed */
 	if (lp->pidfd >= 0)
 		close(lp->pidfd);
 	if (lp->start_w >= 0)
