@@ -170,6 +170,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "color", required_argument, NULL, 'c' },
 		{ "colour", required_argument, NULL, 'c' },
+		{ "tracer-cpu", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -183,6 +184,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	a->run_ms = 100;
 	a->seed = 1;
 	a->colour = -1;
+	a->tracer_cpu = "same";
 	optind = 0;	/* reset getopt, also for repeated calls in tests */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", opts, NULL)) != -1) {
@@ -226,6 +228,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			else if (!strcmp(optarg, "always")) a->colour = 1;
 			else if (!strcmp(optarg, "never")) a->colour = 0;
 			else FAIL("invalid --color '%s' (auto, always, never)", optarg);
+			break;
+		case 'p':
+			if (strcmp(optarg, "same") && strcmp(optarg, "other") && strcmp(optarg, "any"))
+				FAIL("invalid --tracer-cpu '%s' (same, other, any)", optarg);
+			a->tracer_cpu = optarg;
 			break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);

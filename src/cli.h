@@ -24,6 +24,8 @@ struct run_args {
 	bool quiet;
 	bool help;                     /* -h: the caller prints usage */
 	int colour;                    /* -1 auto, 0 never, 1 always */
+	const char *tracer_cpu;        /* "same", "other", "any": where a ptrace
+	                                  helper or seccomp supervisor runs */
 };
 
 /*

@@ -41,6 +41,9 @@ static const char usage_run[] =
 	"      --target SYSCALL    hook this syscall instead of the workload's own\n"
 	"                          (collateral cost: what a tracer of close costs getpid)\n"
 	"      --seed N            seed of rep order and bootstrap; default 1\n"
+	"      --tracer-cpu WHERE  where a tracer the workload waits on runs (ptrace\n"
+	"                          helper, seccomp supervisor): same CPU as the\n"
+	"                          workload (default, reproducible), other, any\n"
 	"      --json FILE         write the results document (schema: docs/schema.md)\n"
 	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
 	"  -q, --quiet             no progress lines\n";

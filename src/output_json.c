@@ -70,10 +70,11 @@ static json_t *env_json(const struct environment *e)
 
 static json_t *options_json(const struct run_options *o)
 {
-	return json_pack("{s:i, s:i, s:I, s:o, s:o}",
+	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:s}",
 			 "reps", o->reps, "run_ms", o->run_ms,
 			 "iterations", (json_int_t)o->iterations,
-			 "seed", seed_json(o->seed), "target", str_or_null(o->target));
+			 "seed", seed_json(o->seed), "target", str_or_null(o->target),
+			 "tracer_cpu", o->tracer_cpu[0] ? o->tracer_cpu : "same");
 }
 
 static json_t *summary_json(const struct summary *s)

@@ -78,6 +78,7 @@ struct run_options {
 	int64_t iterations;       /* 0: calibrate per cell */
 	uint64_t seed;
 	char target[32];          /* --target, "" for the workload's own syscall */
+	char tracer_cpu[8];       /* --tracer-cpu: same, other, any */
 };
 
 struct results {

@@ -4,6 +4,7 @@
  * random order (A B B A ...), so that the drift of a shared machine cancels.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,34 @@ void runner_bind(struct tracer *t, const char *workload, const char *load_path)
 	t->func_path = func_path(t->workload, load_path);
 }
 
+/*
+ * Where a tracer the workload waits on runs (ptrace helper, seccomp
+ * supervisor). The workload's thread 0 runs on the first CPU we may use.
+ * Each stop is a round trip: on one CPU it is two context switches; across
+ * CPUs two wake-ups, which in a VM that halts idle vCPUs cost 3-10x more and
+ * vary from run to run. "same" gives the reproducible figure; "any" leaves
+ * it to the scheduler, as strace does.
+ */
+static int pick_tracer_cpu(const char *where)
+{
+	cpu_set_t set;
+	int first = -1;
+
+	if (!strcmp(where, "any") || sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		if (first < 0 && !strcmp(where, "same"))
+			return c;
+		if (first < 0)
+			first = c;
+		else
+			return c;	/* "other": the second CPU we may use */
+	}
+	return first;
+}
+
 static void cell_run(struct cell *c, const struct run_args *a, const char *load_path,
 		     struct tt_rng *rng)
 {
@@ -325,6 +354,7 @@ static void cell_run(struct cell *c, const struct run_args *a, const char *load_
 		return;
 	}
 	x.t.threads = c->threads;
+	x.t.tracer_cpu = pick_tracer_cpu(a->tracer_cpu);
 	runner_bind(&x.t, c->workload, load_path);
 	if (!hooks_ok(x.t.ops->hooks, x.t.workload, c->target, c->reason, sizeof(c->reason))) {
 		c->status = CELL_SKIPPED;
@@ -383,6 +413,7 @@ int runner_run(const struct run_args *a, const char *load_path, struct results *
 	r->opts.iterations = a->iterations;
 	r->opts.seed = a->seed;
 	snprintf(r->opts.target, sizeof(r->opts.target), "%s", a->target ? a->target : "");
+	snprintf(r->opts.tracer_cpu, sizeof(r->opts.tracer_cpu), "%s", a->tracer_cpu);
 	/* the plan first, so that progress can say "[3/24]" */
 	for (int w = 0; w < a->nworkloads; w++)
 		for (int th = 0; th < a->nthreads; th++)

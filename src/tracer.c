@@ -1,4 +1,5 @@
 /* Core side of the tracer interface: name lookup and error plumbing. */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,7 +88,19 @@ int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall 
 	t->variant = variant;
 	t->target = target;
 	t->threads = 1;
+	t->tracer_cpu = -1;
 	return 0;
+}
+
+void tracer_place_self(const struct tracer *t)
+{
+	cpu_set_t set;
+
+	if (t->tracer_cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(t->tracer_cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);	/* 0: the calling thread */
 }
 
 int tracer_supported(const struct tracer *t, char *reason, size_t len)

@@ -63,6 +63,8 @@ struct tracer {
 	const char *func;            /* function each op calls; NULL: none */
 	const char *func_path;       /* the ELF file that defines it */
 	int64_t load_recorded;       /* records the workload made itself (inline), -1: none */
+	int tracer_cpu;              /* CPU for a tracer that the workload waits on
+	                                (ptrace helper, seccomp supervisor); -1: any */
 	int threads;
 	int64_t events_hint;         /* events one run will make, to size buffers */
 	const char *load_path;       /* the tracetax-load binary */
@@ -85,5 +87,7 @@ int tracer_skip(struct tracer *t, const char *fmt, ...)
 int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall *target,
 		char *err, size_t errlen);
 int tracer_supported(const struct tracer *t, char *reason, size_t len);
+/* Pins the calling thread to t->tracer_cpu, when one is set (--tracer-cpu). */
+void tracer_place_self(const struct tracer *t);
 
 #endif

@@ -56,7 +56,7 @@ static void allow_parent_tree(void)
 /* Attach the way a run does, to a child parked in read(). */
 static int probe(const struct tracer *t, char *reason, size_t len)
 {
-	struct pt_run r = { .nr = -1, .seccomp = is_seccomp(t), .probe = 1 };
+	struct pt_run r = { .nr = -1, .seccomp = is_seccomp(t), .probe = 1, .cpu = -1 };
 	int gate[2], rc = TT_SKIP;
 	pid_t h = -1;
 	char c;
@@ -166,7 +166,8 @@ static int pt_child_prep(struct tracer *t)
 static int pt_spawned(struct tracer *t, pid_t pid)
 {
 	struct pt_priv *p = t->priv;
-	struct pt_run r = { .pid = pid, .nr = t->target->nr, .seccomp = is_seccomp(t), .sh = p->sh };
+	struct pt_run r = { .pid = pid, .nr = t->target->nr, .seccomp = is_seccomp(t), .sh = p->sh,
+			    .cpu = t->tracer_cpu };
 
 	pt_kill(&p->helper);	/* one left over from a failed run */
 	return pt_attach(t->err, sizeof(t->err), &r, &p->helper);

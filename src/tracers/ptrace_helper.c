@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
@@ -140,6 +141,13 @@ static noreturn void helper_main(const struct pt_run *r, pid_t parent)
 
 	/* If we die, EXITKILL kills the workload; if the runner dies, we die. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (r->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(r->cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
 	if (getppid() != parent)
 		_exit(1);
 	sigemptyset(&none);

@@ -22,6 +22,7 @@ struct pt_run {
 	int seccomp;		/* ptrace:seccomp: TRACESECCOMP + PTRACE_CONT */
 	int probe;		/* supported(): attach, then leave */
 	int ready_fd;
+	int cpu;		/* pin the helper here; -1: anywhere */
 	struct pt_shared *sh;
 };
 

@@ -38,6 +38,7 @@ struct notify {
 	pthread_t th;
 	int running;		/* th is to be joined */
 	struct seccomp_notif_sizes sizes;
+	const struct tracer *t;	/* for its placement (--tracer-cpu) */
 	_Atomic int64_t hits;	/* notifications answered since start() */
 	_Atomic int err;	/* errno that stopped the supervisor, 0 if none */
 	uint64_t cpu_start;	/* supervisor CPU at start(), from outside */
@@ -135,6 +136,7 @@ static void *notify_supervisor(void *arg)
 	struct pollfd p[2] = { { .fd = n->listener, .events = POLLIN },
 			       { .fd = n->quit, .events = POLLIN } };
 
+	tracer_place_self(n->t);
 	if (!req || !resp)
 		atomic_store(&n->err, ENOMEM);
 	while (!atomic_load(&n->err)) {
@@ -240,6 +242,7 @@ static int notify_spawned(struct tracer *t, pid_t pid)
 	if (fd < 0)
 		return TT_FAIL;
 	n->listener = fd;
+	n->t = t;
 	atomic_store(&n->err, 0);
 	atomic_store(&n->cpu_end, 0);
 	if ((errno = pthread_create(&n->th, NULL, notify_supervisor, n))) {

@@ -70,6 +70,7 @@ static void test_full_line(void **state)
 	assert_int_equal(a.iterations, 5000);
 	assert_true(a.quiet);
 	assert_int_equal(a.colour, 0);
+	assert_string_equal(a.tracer_cpu, "same");
 	cli_release(&a);
 }
 
@@ -122,6 +123,7 @@ static void test_bad(void **state)
 	expect_error("unknown target syscall 'open'", "--target", "open");
 	expect_error("empty --json path", "--json", "");
 	expect_error("invalid --color 'blue'", "--color", "blue");
+	expect_error("invalid --tracer-cpu 'near'", "--tracer-cpu", "near");
 	expect_error("needs a value", "--reps", NULL);
 	expect_error("unknown option '--frobnicate'", "--frobnicate", NULL);
 	expect_error("unexpected argument 'extra'", "extra", NULL);
