@@ -19,7 +19,7 @@ enum col { COL_TRACER, COL_WORKLOAD, COL_THREADS, COL_BASE, COL_TRACED, COL_OVER
 
 static const char *const col_head[NCOLS] = {
 	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
-	"slowdown", "hits/events", "lost", "reader ns",
+	"slowdown", "hits/events", "lost", "tracer cpu",
 };
 /* text columns align left, numbers right */
 static const bool col_left[NCOLS] = { true, true };
@@ -254,7 +254,8 @@ static void print_footer(FILE *out, const struct style *st, bool reader)
 		"per event, mean [95%% bootstrap CI]; slowdown: traced / base; hits/events: events the\n"
 		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
 		"dropped or overwritten%s%s\n",
-		st->dim, reader ? "; reader ns: CPU time of our consumer thread per event" : "", st->reset);
+		st->dim, reader ? "; tracer cpu: ns of CPU our reader,\n"
+		"supervisor or ptrace helper used per event" : "", st->reset);
 }
 
 void output_table(const struct results *r, FILE *out, bool colour)
