@@ -254,8 +254,8 @@ static void print_footer(FILE *out, const struct style *st, bool reader)
 		"per event, mean [95%% bootstrap CI]; slowdown: traced / base; hits/events: events the\n"
 		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
 		"dropped or overwritten%s%s\n",
-		st->dim, reader ? "; tracer cpu: ns of CPU our reader,\n"
-		"supervisor or ptrace helper used per event" : "", st->reset);
+		st->dim, reader ? "; tracer cpu: CPU ns per event of our reader,\n"
+		"supervisor or ptrace helper" : "", st->reset);
 }
 
 void output_table(const struct results *r, FILE *out, bool colour)

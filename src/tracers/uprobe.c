@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -108,15 +109,22 @@ static int uprobe_supported(const struct tracer *t, char *reason, size_t len)
 {
 	char system[32], event[64];
 	struct tracefs_dynevent *ev;
+	char path[4096];
+	struct stat st;
 	int ret;
 
 	if (!tracefs_tracing_dir()) {
 		snprintf(reason, len, "cannot find or mount tracefs: %s", strerror(errno));
 		return TT_SKIP;
 	}
-	if (!tracefs_file_exists(NULL, "uprobe_events")) {
-		snprintf(reason, len, "kernel built without CONFIG_UPROBE_EVENTS "
-			 "(no 'uprobe_events' in tracefs)");
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracefs_tracing_dir());
+	if (stat(path, &st)) {
+		/* not being allowed to look is not the same as not being there */
+		if (errno == ENOENT)
+			snprintf(reason, len, "kernel built without CONFIG_UPROBE_EVENTS "
+				 "(no 'uprobe_events' in tracefs)");
+		else
+			snprintf(reason, len, "cannot access '%s': %s", path, strerror(errno));
 		return TT_SKIP;
 	}
 	names_of(t, system, sizeof(system), event, sizeof(event));
