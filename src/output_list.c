@@ -3,7 +3,7 @@
 
 #include "load/workloads.h"
 #include "output_list.h"
-#include "runner.h"
+#include "plan.h"
 #include "syscalls.h"
 #include "tracer.h"
 
@@ -19,7 +19,7 @@ static int probe(const char *name, char *reason, size_t len)
 		snprintf(reason, len, "%s", err);
 		return TT_FAIL;
 	}
-	runner_bind(&t, t.ops->hooks & TT_HOOK_USDT ? "func-usdt" :
+	plan_bind(&t, t.ops->hooks & TT_HOOK_USDT ? "func-usdt" :
 			t.ops->hooks & TT_HOOK_FUNC ? "func" : "getpid", list_load_path);
 	return tracer_supported(&t, reason, len);
 }

@@ -14,8 +14,6 @@
 int runner_run(const struct run_args *a, const char *load_path, struct results *r,
 	       FILE *progress);
 void results_release(struct results *r);
-struct tracer;
-/* Tells a tracer what the workload offers: its function, the ELF defining it, the load. */
-void runner_bind(struct tracer *t, const char *workload, const char *load_path);
+
 
 #endif

@@ -39,7 +39,9 @@ for tracer in ftrace:syscall/noread ftrace:syscall/read ftrace:syscall/splice; d
 	available "$tracer" | grep -q . || continue
 	f=${tracer##*/}
 	run "$f-ok"; check "$f-ok" none
-	run "$f-tiny" TRACETAX_FTRACE_BUFFER_KB=16; check "$f-tiny" lost
+	# with a reader, 16 KiB may still be enough (splice is fast): then it
+	# loses nothing and that is right too; hits must stay exact either way
+	run "$f-tiny" TRACETAX_FTRACE_BUFFER_KB=16; check "$f-tiny" "$([ "$f" = noread ] && echo lost || echo any)"
 	tested=$((tested + 1))
 done
 tracer=perf:sample
