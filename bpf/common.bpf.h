@@ -160,7 +160,7 @@ static __always_inline int handle_hash(__u32 nr)
 	return 0;
 }
 
-static __always_inline int handle_ringbuf(__u32 nr)
+static __always_inline int ring_record(__u32 nr, __u64 flags)
 {
 	struct tt_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -171,8 +171,20 @@ static __always_inline int handle_ringbuf(__u32 nr)
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->nr = nr;
 	e->ts = bpf_ktime_get_ns();
-	bpf_ringbuf_submit(e, 0);	/* default: wake the reader if it waits */
+	bpf_ringbuf_submit(e, flags);
 	return 0;
+}
+
+/* Default submit: wakes the reader if it waits -- an IPI per event. */
+static __always_inline int handle_ringbuf(__u32 nr)
+{
+	return ring_record(nr, 0);
+}
+
+/* No wake-up: the reader comes by every millisecond, as batching tools do. */
+static __always_inline int handle_ringbuf_batch(__u32 nr)
+{
+	return ring_record(nr, BPF_RB_NO_WAKEUP);
 }
 
 /*
@@ -186,6 +198,7 @@ static __always_inline int handle_ringbuf(__u32 nr)
 	PROG(hook, empty)						\
 	PROG(hook, count_shared)					\
 	PROG(hook, hash)						\
-	PROG(hook, ringbuf)
+	PROG(hook, ringbuf)						\
+	PROG(hook, ringbuf_batch)
 
 #endif

@@ -20,7 +20,7 @@
 
 /* Order matters: the index is the TT_BPF_ value, the first is the default. */
 const char *const tt_bpf_variants[] = {
-	"count", "empty", "count-shared", "hash", "ringbuf", NULL,
+	"count", "empty", "count-shared", "hash", "ringbuf", "ringbuf-batch", NULL,
 };
 
 int tt_bpf_hook(const struct tracer *t, const char *const *hooks)
@@ -74,7 +74,7 @@ struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size, const char *const *hook
 		tracer_error(t, "cannot allocate tracer state: %s", strerror(ENOMEM));
 		return NULL;
 	}
-	if (b->var == TT_BPF_RINGBUF &&
+	if (tt_bpf_is_ring(b->var) &&
 	    tt_bpf_ring_size(t->events_hint, &b->ring, t->err, sizeof(t->err)))
 		return NULL;
 	return b;
@@ -128,7 +128,7 @@ int tt_bpf_open(struct tt_bpf *b, void *skel, struct bpf_object_skeleton *s,
 	bpf_program__set_autoload(b->prog, true);
 	/* Room for every thread even if tids are spread over the hash. */
 	bpf_map__set_max_entries(b->maps.tid_count, b->threads < 256 ? 1024 : 4 * b->threads);
-	if (b->var == TT_BPF_RINGBUF && b->ring)
+	if (tt_bpf_is_ring(b->var) && b->ring)
 		bpf_map__set_max_entries(b->maps.events, b->ring);
 	return 0;
 }
@@ -149,10 +149,12 @@ int tt_bpf_load(struct tt_bpf *b, char *err, size_t len)
 int tt_bpf_loaded(struct tracer *t, struct tt_bpf *b)
 {
 	debug("%s: program '%s' loaded", t->name, b->prog_name);
-	if (b->var != TT_BPF_RINGBUF)
+	if (!tt_bpf_is_ring(b->var))
 		return TT_OK;
 	debug("%s: ring buffer of %u bytes", t->name, b->ring);
-	b->reader = tt_bpf_reader_start(bpf_map__fd(b->maps.events), t->err, sizeof(t->err));
+	b->reader = tt_bpf_reader_start(bpf_map__fd(b->maps.events),
+					b->var == TT_BPF_RINGBUF_BATCH ? TT_BPF_BATCH_MS : -1,
+					t->err, sizeof(t->err));
 	return b->reader ? TT_OK : TT_FAIL;
 }
 

@@ -38,6 +38,7 @@ struct tt_bpf_reader {
 	int sem_ok;
 	int64_t records;	/* written by the reader only, read after a drain */
 	clockid_t clock;	/* the reader thread's CPU clock */
+	int period_ms;		/* -1: woken by records; else consume this often */
 	uint64_t cpu0;
 };
 
@@ -69,12 +70,15 @@ static void *reader_main(void *arg)
 	uint64_t n;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		int ready = poll(pfd, 2, r->period_ms);
+
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			return NULL;	/* stop() times out and says so */
 		}
-		if (pfd[0].revents)
+		/* batch mode: records never wake us, the period does */
+		if (pfd[0].revents || (ready == 0 && r->period_ms >= 0))
 			ring_buffer__consume(r->rb);
 		if (!pfd[1].revents)
 			continue;
@@ -113,7 +117,7 @@ static int spawn(struct tt_bpf_reader *r)
 	return pthread_getcpuclockid(r->th, &r->clock);
 }
 
-struct tt_bpf_reader *tt_bpf_reader_start(int map_fd, char *err, size_t len)
+struct tt_bpf_reader *tt_bpf_reader_start(int map_fd, int period_ms, char *err, size_t len)
 {
 	struct tt_bpf_reader *r = calloc(1, sizeof(*r));
 	int e;
@@ -122,6 +126,7 @@ struct tt_bpf_reader *tt_bpf_reader_start(int map_fd, char *err, size_t len)
 		snprintf(err, len, "cannot allocate ring buffer reader: %s", strerror(ENOMEM));
 		return NULL;
 	}
+	r->period_ms = period_ms;
 	r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (r->wake_fd < 0) {
 		snprintf(err, len, "cannot create eventfd: %s", strerror(errno));

@@ -21,7 +21,11 @@ struct bpf_object_skeleton;
 struct tt_bpf_reader;
 
 /* Index into tt_bpf_variants[]: the handlers of bpf/common.bpf.h, in order. */
-enum { TT_BPF_COUNT, TT_BPF_EMPTY, TT_BPF_SHARED, TT_BPF_HASH, TT_BPF_RINGBUF };
+enum { TT_BPF_COUNT, TT_BPF_EMPTY, TT_BPF_SHARED, TT_BPF_HASH, TT_BPF_RINGBUF,
+       TT_BPF_RINGBUF_BATCH };
+#define tt_bpf_is_ring(var) ((var) == TT_BPF_RINGBUF || (var) == TT_BPF_RINGBUF_BATCH)
+/* How often the ringbuf-batch reader comes by: it is never woken. */
+#define TT_BPF_BATCH_MS 1
 
 /* All five handler variants; the first is the default. */
 extern const char *const tt_bpf_variants[];
@@ -102,7 +106,8 @@ void tt_bpf_teardown(struct tracer *t);
 }
 
 /* The ringbuf variant's reader: a thread that consumes ringbuf map @map_fd. */
-struct tt_bpf_reader *tt_bpf_reader_start(int map_fd, char *err, size_t len);
+/* @period_ms: -1, sleep until woken by a record; else consume every period_ms. */
+struct tt_bpf_reader *tt_bpf_reader_start(int map_fd, int period_ms, char *err, size_t len);
 /* Before a run: zero the record count, note the thread's CPU time. */
 void tt_bpf_reader_reset(struct tt_bpf_reader *r);
 /*

@@ -50,11 +50,12 @@ if available "$tracer" | grep -q .; then
 	run perf-tiny TRACETAX_PERF_PAGES=1; check perf-tiny lost
 	tested=$((tested + 1))
 fi
-tracer=bpf:tp/ringbuf
-if available "$tracer" | grep -q .; then
-	run rb-ok; check rb-ok none
-	run rb-tiny TRACETAX_RINGBUF_BYTES=4096; check rb-tiny lost
+for tracer in bpf:tp/ringbuf bpf:tp/ringbuf-batch; do
+	available "$tracer" | grep -q . || continue
+	f=${tracer##*/}
+	run "$f-ok"; check "$f-ok" none
+	run "$f-tiny" TRACETAX_RINGBUF_BYTES=4096; check "$f-tiny" lost
 	tested=$((tested + 1))
-fi
+done
 [ "$tested" -gt 0 ] || skip "no buffered tracer available"
 assert_clean

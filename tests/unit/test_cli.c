@@ -88,7 +88,7 @@ static void test_variants(void **state)
 	cli_release(&a);
 	/* patterns expand to every variant */
 	assert_int_equal(parse(&a, err, "-t", "bpf:tp/*", NULL), 0);
-	assert_int_equal(a.ntracers, 5);
+	assert_int_equal(a.ntracers, 6);
 	cli_release(&a);
 }
 
