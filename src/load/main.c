@@ -158,9 +158,10 @@ static void report(int fd, struct worker *w)
 #endif
 		);
 	for (int i = 0; i < nthreads; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s{\"cpu\":%d,\"ns\":%llu,\"cycles\":%llu}",
-				i ? "," : "", w[i].cpu, (unsigned long long)w[i].ns,
-				(unsigned long long)w[i].cycles);
+		len += (size_t)snprintf(buf + len, cap - len,
+				"%s{\"cpu\":%d,\"ops\":%llu,\"ns\":%llu,\"cycles\":%llu}",
+				i ? "," : "", w[i].cpu, (unsigned long long)iterations,
+				(unsigned long long)w[i].ns, (unsigned long long)w[i].cycles);
 	len += (size_t)snprintf(buf + len, cap - len, "]}\n");
 	write_all(fd, buf, len);
 	free(buf);

@@ -62,11 +62,20 @@ dead_owners() {
 	done
 }
 
+# The top-level ftrace state, which tracetax must never touch.
+toplevel_state() {
+	cat /sys/kernel/tracing/set_event /sys/kernel/tracing/tracing_on \
+	    /sys/kernel/tracing/current_tracer /sys/kernel/tracing/buffer_size_kb 2>/dev/null
+}
+TOPLEVEL_BEFORE=$(toplevel_state)
+
 # Nothing of ours is left on the machine.
 assert_clean() {
 	local inst left load tt p
 	inst=$(dead_owners $(ls /sys/kernel/tracing/instances 2>/dev/null | grep '^tracetax-'))
 	[ -z "$inst" ] || fail "tracefs instance left: $inst"
+	[ "$(toplevel_state)" = "$TOPLEVEL_BEFORE" ] ||
+		fail "top-level ftrace state changed (set_event, tracing_on, current_tracer, buffer_size_kb)"
 	inst=$(dead_owners $(sed -n 's/^.:\(tracetax_[0-9]*\)\/.*/\1/p' /sys/kernel/tracing/uprobe_events 2>/dev/null))
 	[ -z "$inst" ] || fail "uprobe event left: $(grep tracetax /sys/kernel/tracing/uprobe_events)"
 	# the kernel frees a program from a work queue after its last fd closes:
