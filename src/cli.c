@@ -76,7 +76,7 @@ int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errl
 			continue;
 		}
 		const char *variant;
-		const struct tracer_ops *ops = tracer_ops_find(NULL, &variant, tok, err, errlen);
+		const struct tracer_ops *ops = tracer_ops_find(tok, &variant, err, errlen);
 		char full[128];
 
 		if (!ops) {

@@ -125,7 +125,7 @@ int plan_fits(const struct run_args *a, const char *workload, const char *tracer
 {
 	char err[256];
 	const char *variant;
-	const struct tracer_ops *ops = tracer_ops_find(NULL, &variant, tracer, err, sizeof(err));
+	const struct tracer_ops *ops = tracer_ops_find(tracer, &variant, err, sizeof(err));
 
 	return ops && plan_hooks_ok(ops->hooks, workload_find(workload), plan_target(a, workload),
 			       err, sizeof(err));

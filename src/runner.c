@@ -163,12 +163,12 @@ static int calibrate(struct cell_ctx *x)
 	struct tt_hits hits;
 	int64_t n = 1000;
 
-	x->spec.iterations = n;
+	x->spec.iterations = n;	/* sizes the tracer's buffers for the first run */
 	x->spec.warmup = 100;
 	if (tracer_setup(x))
 		return -1;
 	for (;;) {
-		double ns;
+		double ns, grow;
 
 		x->spec.iterations = n;
 		if (run_once(x, &x->t, &res, &hits))
@@ -183,7 +183,9 @@ static int calibrate(struct cell_ctx *x)
 			tracer_teardown(&x->t);
 			return 0;
 		}
-		n *= ns > 0 && CALIBRATE_MIN_NS / ns < 100 ? (int64_t)(CALIBRATE_MIN_NS * 1.5 / ns) + 1 : 100;
+		/* aim at 1.5x the minimum next time, growing at most 100x a step */
+		grow = ns > 0 ? CALIBRATE_MIN_NS * 1.5 / ns + 1 : 100;
+		n *= (int64_t)(grow < 100 ? grow : 100);
 	}
 	tracer_teardown(&x->t);
 	return -1;

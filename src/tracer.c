@@ -30,14 +30,13 @@ int tracer_skip(struct tracer *t, const char *fmt, ...)
  * "bpf:tp/count" -> family "bpf:tp", variant "count". A family with
  * variants and no '/' takes its first (default) variant.
  */
-const struct tracer_ops *tracer_ops_find(const char *family, const char **variant_out,
-					 const char *full, char *err, size_t errlen)
+const struct tracer_ops *tracer_ops_find(const char *full, const char **variant_out,
+					 char *err, size_t errlen)
 {
 	const char *slash = strchr(full, '/');
 	size_t flen = slash ? (size_t)(slash - full) : strlen(full);
 	const struct tracer_ops *ops = NULL;
 
-	(void)family;
 	for (int i = 0; tracer_table[i]; i++) {
 		if (strlen(tracer_table[i]->name) == flen &&
 		    !strncmp(tracer_table[i]->name, full, flen)) {
@@ -75,7 +74,7 @@ int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall 
 		char *err, size_t errlen)
 {
 	const char *variant;
-	const struct tracer_ops *ops = tracer_ops_find(NULL, &variant, fullname, err, errlen);
+	const struct tracer_ops *ops = tracer_ops_find(fullname, &variant, err, errlen);
 
 	memset(t, 0, sizeof(*t));
 	if (!ops)

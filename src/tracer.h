@@ -74,8 +74,9 @@ struct tracer {
 
 /* Registry (tracers/registry.c). */
 extern const struct tracer_ops *const tracer_table[];
-const struct tracer_ops *tracer_ops_find(const char *family, const char **variant_out,
-					 const char *full, char *err, size_t errlen);
+/* "bpf:tp/count" -> the ops of "bpf:tp" and variant "count" (default when none). */
+const struct tracer_ops *tracer_ops_find(const char *full, const char **variant_out,
+					 char *err, size_t errlen);
 
 /* Tracers report errors through this: sets t->err, returns TT_FAIL. */
 int tracer_error(struct tracer *t, const char *fmt, ...)
