@@ -79,7 +79,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 		snprintf(why, sizeof(why), "%s", lp.err);
 		goto out;
 	}
-	if (t && t->ops->spawned && t->ops->spawned(t, lp.pid)) {
+	if (t && tracer_spawned(t, lp.pid)) {
 		snprintf(why, sizeof(why), "tracer '%s' failed: %s", t->name, t->err);
 		goto out;
 	}
@@ -90,7 +90,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 	if (t) {
 		started = 1;
 		t->load_recorded = -1;
-		if (t->ops->start && t->ops->start(t, lp.pid)) {
+		if (tracer_start(t, lp.pid)) {
 			snprintf(why, sizeof(why), "tracer '%s' cannot start: %s", t->name, t->err);
 			goto out;
 		}
@@ -106,7 +106,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 out:
 	if (ret)
 		load_kill(&lp);
-	if (started && t->ops->stop && t->ops->stop(t, hits) && !ret) {
+	if (started && tracer_stop(t, hits) && !ret) {
 		snprintf(why, sizeof(why), "tracer '%s' failed: %s", t->name, t->err);
 		ret = -1;
 	}
@@ -130,15 +130,14 @@ static int64_t warmup_for(int64_t iterations)
 	return w < 100 ? 100 : w > 100000 ? 100000 : w;
 }
 
-static int tracer_setup(struct cell_ctx *x)
+/* Set up; on failure the wrapper has torn down already. */
+static int cell_setup(struct cell_ctx *x)
 {
 	struct tracer *t = &x->t;
 	int r;
 
 	t->events_hint = (int64_t)x->spec.threads * (x->spec.iterations + x->spec.warmup);
-	if (!t->ops->setup)
-		return 0;
-	r = t->ops->setup(t);
+	r = tracer_setup(t);
 	if (r == TT_SKIP) {
 		x->c->status = CELL_SKIPPED;
 		snprintf(x->c->reason, sizeof(x->c->reason), "%s", t->err);
@@ -147,13 +146,6 @@ static int tracer_setup(struct cell_ctx *x)
 	if (r)
 		return cell_fail(x->c, "tracer '%s' setup failed: %s", t->name, t->err);
 	return 0;
-}
-
-static void tracer_teardown(struct tracer *t)
-{
-	if (t->ops->teardown)
-		t->ops->teardown(t);
-	t->priv = NULL;
 }
 
 /* Grows the iteration count under the tracer until one run is long enough to time. */
@@ -165,7 +157,7 @@ static int calibrate(struct cell_ctx *x)
 
 	x->spec.iterations = n;	/* sizes the tracer's buffers for the first run */
 	x->spec.warmup = 100;
-	if (tracer_setup(x))
+	if (cell_setup(x))
 		return -1;
 	for (;;) {
 		double ns, grow;
@@ -266,9 +258,10 @@ static void cell_run(struct cell *c, const struct run_args *a, const char *load_
 	x.spec.warmup = warmup_for(x.spec.iterations);
 	c->iterations = x.spec.iterations;
 	c->warmup = x.spec.warmup;
-	if (!tracer_setup(&x))
+	if (!cell_setup(&x)) {
 		run_reps(&x, rng);
-	tracer_teardown(&x.t);
+		tracer_teardown(&x.t);
+	}
 }
 
 

@@ -2,9 +2,12 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tracer.h"
+
+#define FAULT_ENV "TRACETAX_FAULT"
 
 int tracer_error(struct tracer *t, const char *fmt, ...)
 {
@@ -30,6 +33,20 @@ int tracer_skip(struct tracer *t, const char *fmt, ...)
  * "bpf:tp/count" -> family "bpf:tp", variant "count". A family with
  * variants and no '/' takes its first (default) variant.
  */
+void tracer_note(struct tracer *t, const char *fmt, ...)
+{
+	char text[TT_REASON_MAX];
+	size_t len = strlen(t->note);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!text[0] || strstr(t->note, text))
+		return;
+	snprintf(t->note + len, sizeof(t->note) - len, "%s%s", len ? "; " : "", text);
+}
+
 const struct tracer_ops *tracer_ops_find(const char *full, const char **variant_out,
 					 char *err, size_t errlen)
 {
@@ -85,6 +102,9 @@ int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall 
 	else
 		snprintf(t->name, sizeof(t->name), "%s", ops->name);
 	t->variant = variant;
+	for (int i = 0; variant && ops->variants[i]; i++)
+		if (ops->variants[i] == variant)
+			t->vidx = i;
 	t->target = target;
 	t->threads = 1;
 	t->tracer_cpu = -1;
@@ -108,4 +128,64 @@ int tracer_supported(const struct tracer *t, char *reason, size_t len)
 	if (!t->ops->supported)
 		return TT_OK;
 	return t->ops->supported(t, reason, len);
+}
+
+/*
+ * TRACETAX_FAULT=NAME@OP[,NAME@OP...]: NAME a full tracer name
+ * ("bpf:tp/count", "ptrace:all"), OP one of setup, spawned, start, stop, or
+ * a fault a tracer reads itself (tracer_fault()).
+ */
+int tracer_fault(const struct tracer *t, const char *op)
+{
+	const char *env = getenv(FAULT_ENV);
+	size_t nlen = strlen(t->name), olen = strlen(op);
+
+	for (const char *p = env; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t n = strcspn(p, ",");
+
+		if (n == nlen + 1 + olen && !strncmp(p, t->name, nlen) && p[nlen] == '@' &&
+		    !strncmp(p + nlen + 1, op, olen))
+			return 1;
+	}
+	return 0;
+}
+
+/* After the op ran: its effects are there to be torn down, as after a real failure. */
+static int fault(struct tracer *t, const char *op, int rc)
+{
+	if (rc != TT_OK || !tracer_fault(t, op))
+		return rc;
+	return tracer_error(t, "fault injected by " FAULT_ENV " at %s", op);
+}
+
+int tracer_setup(struct tracer *t)
+{
+	int rc = t->ops->setup ? t->ops->setup(t) : TT_OK;
+
+	rc = fault(t, "setup", rc);
+	if (rc != TT_OK)
+		tracer_teardown(t);
+	return rc;
+}
+
+int tracer_spawned(struct tracer *t, pid_t pid)
+{
+	return fault(t, "spawned", t->ops->spawned ? t->ops->spawned(t, pid) : TT_OK);
+}
+
+int tracer_start(struct tracer *t, pid_t pid)
+{
+	return fault(t, "start", t->ops->start ? t->ops->start(t, pid) : TT_OK);
+}
+
+int tracer_stop(struct tracer *t, struct tt_hits *out)
+{
+	return fault(t, "stop", t->ops->stop ? t->ops->stop(t, out) : TT_OK);
+}
+
+void tracer_teardown(struct tracer *t)
+{
+	if (t->ops->teardown)
+		t->ops->teardown(t);
+	t->priv = NULL;
 }

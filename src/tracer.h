@@ -11,7 +11,14 @@
 
 #define TT_REASON_MAX 256
 
-/* Return values of supported() and setup(). */
+/*
+ * Return values of supported(), setup() and the other ops. TT_SKIP is the
+ * kernel or the system refusing a mechanism (EPERM, a missing config or
+ * feature, no such hook): the reason says what it refused, in its words.
+ * TT_FAIL is ours: a program of ours the verifier rejects, a libbpf error
+ * on a feature the kernel has, a cross-check that does not add up; the
+ * reason names what failed or the two numbers that disagree.
+ */
 enum { TT_OK = 0, TT_SKIP = 1, TT_FAIL = -1 };
 
 /* What one traced run of the workload cost the tracer. */
@@ -30,11 +37,21 @@ struct workload;
 #define TT_HOOK_FUNC    0x2   /* a function call: t->func in t->func_path */
 #define TT_HOOK_USDT    0x4   /* a USDT site: t->workload->usdt in t->load_path */
 
+/* What the core may know about a tracer (tracer_ops.flags). */
+#define TT_F_AA         0x1   /* attaches nothing: its cell is the run's A/A test */
+
 struct tracer_ops {
 	const char *name;             /* stable: "ptrace:all", "bpf:tp" */
 	unsigned hooks;               /* TT_HOOK_*: the core skips cells that lack it */
 	const char *summary;          /* one line for `tracetax list` */
 	const char *const *variants;  /* NULL-terminated, first is default; NULL: none */
+	unsigned flags;               /* TT_F_* */
+	/*
+	 * The family's own description, for a file that serves several
+	 * families (ftrace:syscall and ftrace:raw): what differs between them
+	 * is data here, never a comparison of names.
+	 */
+	const void *data;
 	/*
 	 * TT_OK when the tracer can run here, else TT_SKIP with the kernel's or
 	 * the system's reason in @reason. Must probe, not guess.
@@ -58,6 +75,7 @@ struct tracer {
 	const struct tracer_ops *ops;
 	char name[64];               /* full name: "bpf:tp/count" */
 	const char *variant;         /* NULL or the part after '/' */
+	int vidx;                    /* index of variant in ops->variants; 0 without */
 	const struct tt_syscall *target; /* syscall hooked (--target); NULL: none */
 	const struct workload *workload;
 	const char *func;            /* function each op calls; NULL: none */
@@ -70,6 +88,12 @@ struct tracer {
 	const char *load_path;       /* the tracetax-load binary */
 	void *priv;
 	char err[TT_REASON_MAX];     /* why the last call failed or skipped */
+	/*
+	 * What a reader of the figures must know that is neither a skip nor a
+	 * failure (a buffer capped below what the run needs): tracer_note()
+	 * adds it, and the core puts it in the cell's note and its JSON.
+	 */
+	char note[TT_REASON_MAX];
 };
 
 /* Registry (tracers/registry.c). */
@@ -83,11 +107,32 @@ int tracer_error(struct tracer *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int tracer_skip(struct tracer *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Adds "; "-separated to t->note (once: a repeated text is not added twice). */
+void tracer_note(struct tracer *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Core wrappers (tracer.c): own the error reporting and teardown rules. */
 int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall *target,
 		char *err, size_t errlen);
 int tracer_supported(const struct tracer *t, char *reason, size_t len);
+/*
+ * The core calls ops only through these: they own the rules of tracer.h.
+ * tracer_setup() tears down itself when setup fails (partial or not), so a
+ * caller tears down only after a successful setup; tracer_stop() must
+ * follow every tracer_start(), failed or not; tracer_teardown() is safe to
+ * call twice. Each returns TT_OK, TT_SKIP or TT_FAIL with t->err set.
+ *
+ * TRACETAX_FAULT (a test switch, docs/method.md) makes a chosen op of a
+ * chosen tracer fail after the op itself ran, so that tests can show
+ * nothing is left behind: "bpf:tp/count@setup,ptrace:all@stop".
+ */
+int tracer_setup(struct tracer *t);
+int tracer_spawned(struct tracer *t, pid_t pid);
+int tracer_start(struct tracer *t, pid_t pid);
+int tracer_stop(struct tracer *t, struct tt_hits *out);
+void tracer_teardown(struct tracer *t);
+/* Whether TRACETAX_FAULT names @op of @t ("setup", "verifier"...): for tracers' own faults. */
+int tracer_fault(const struct tracer *t, const char *op);
 /* Pins the calling thread to t->tracer_cpu, when one is set (--tracer-cpu). */
 void tracer_place_self(const struct tracer *t);
 
