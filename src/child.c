@@ -25,8 +25,6 @@
 #define START_FD 100
 #define RESULT_FD 101
 
-volatile pid_t load_current_pid;
-
 __attribute__((format(printf, 2, 3)))
 static int lp_fail(struct load_proc *lp, const char *fmt, ...)
 {
@@ -80,10 +78,12 @@ int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer
 	close(rp[1]);
 	lp->start_w = sp[1];
 	lp->result_r = rp[0];
-	load_current_pid = lp->pid;
 	lp->pidfd = (int)syscall(SYS_pidfd_open, lp->pid, 0);
-	if (lp->pidfd < 0)
+	if (lp->pidfd < 0) {
+		kill(lp->pid, SIGKILL);	/* not reaped yet: the pid is still this child's */
 		return lp_fail(lp, "pidfd_open: %s", strerror(errno));
+	}
+	signals_watch(lp->pidfd);
 	return 0;
 }
 
@@ -222,12 +222,12 @@ int load_reap(struct load_proc *lp)
 			load_kill(lp);
 			poll(&p, 1, 5000);
 		}
-		/* before the pid can be reaped and reused: the signal thread kills it */
-		load_current_pid = 0;
+		/* before the pid can be reaped and reused: the signal thread forgets it */
+		signals_watch(-1);
 		while (waitpid(lp->pid, &st, __WALL) < 0 && errno == EINTR)
 			;
 	}
-	load_current_pid = 0;	/* also when the fork failed */
+	signals_watch(-1);	/* also when the fork failed */
 	if (lp->pidfd >= 0)
 		close(lp->pidfd);
 	if (lp->start_w >= 0)

@@ -45,7 +45,4 @@ int load_wait_exit(struct load_proc *lp, int timeout_ms);
 int load_reap(struct load_proc *lp);
 void load_kill(struct load_proc *lp);
 
-/* The pid the signal thread kills on SIGINT/SIGTERM (0: none). */
-extern volatile pid_t load_current_pid;
-
 #endif

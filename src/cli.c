@@ -155,6 +155,23 @@ static int parse_num(const char *opt, const char *s, int64_t min, int64_t max, i
 	return 0;
 }
 
+/* "3", "0.5", "2.5%": a percentage in [0.1, 100]. */
+static int parse_pct(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s)
+		return -1;
+	v = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (*end || !(v >= 0.1 && v <= 100))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t errlen)
 {
 	static const struct option opts[] = {
@@ -171,6 +188,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "color", required_argument, NULL, 'c' },
 		{ "colour", required_argument, NULL, 'c' },
 		{ "tracer-cpu", required_argument, NULL, 'p' },
+		{ "dry-run", no_argument, NULL, 'D' },
+		{ "precision", required_argument, NULL, 'P' },
+		{ "max-time", required_argument, NULL, 'M' },
+		{ "wait", no_argument, NULL, 'W' },
+		{ "no-wait", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -234,6 +256,17 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 				FAIL("invalid --tracer-cpu '%s' (same, other, any)", optarg);
 			a->tracer_cpu = optarg;
 			break;
+		case 'D': a->dry_run = true; break;
+		case 'P':
+			if (parse_pct(optarg, &a->precision))
+				FAIL("invalid --precision '%s' (a percentage, 0.1 to 100)", optarg);
+			break;
+		case 'M':
+			if (parse_num("--max-time", optarg, 1, 86400, &v, err, errlen)) return -1;
+			a->max_time_s = (int)v;
+			break;
+		case 'W': a->no_wait = false; break;
+		case 'N': a->no_wait = true; break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -244,6 +277,12 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	}
 	if (optind < argc)
 		FAIL("unexpected argument '%s'", argv[optind]);
+	if (a->max_time_s && a->precision <= 0)
+		FAIL("--max-time is the budget of --precision: give both");
+	if (a->precision > 0 && a->iterations)
+		FAIL("--precision calibrates each cell: it does not take --iterations");
+	if (a->precision > 0 && !a->max_time_s)
+		a->max_time_s = CLI_DEFAULT_MAX_TIME_S;
 	if (!have_tracers) {
 		a->tracers_default = true;
 		if (cli_add_tracers(a, "all", err, errlen))

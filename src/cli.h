@@ -26,7 +26,15 @@ struct run_args {
 	int colour;                    /* -1 auto, 0 never, 1 always */
 	const char *tracer_cpu;        /* "same", "other", "any": where a ptrace
 	                                  helper or seccomp supervisor runs */
+	bool dry_run;                  /* print the plan, touch nothing */
+	double precision;              /* 0, or add reps until the CI half-width
+	                                  is this % of the overhead */
+	int max_time_s;                /* the run's budget for --precision */
+	bool no_wait;                  /* another measurement running: exit 2 */
 };
+
+/* --precision without --max-time: the run may take this long. */
+#define CLI_DEFAULT_MAX_TIME_S 300
 
 /*
  * Parses `tracetax run` options (argv[0] is "run"). Returns 0, or -1 with

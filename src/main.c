@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "output_list.h"
+#include "plan.h"
 #include "results.h"
 #include "runner.h"
 #include "signals.h"
@@ -27,7 +28,8 @@ static const char usage_main[] =
 	"  cleanup    remove tracing state left by a tracetax that was killed\n"
 	"\n"
 	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
-	"failed, 2 usage error, 128+N interrupted by signal N\n";
+	"failed, 2 usage error, 3 another tracer disturbed a cell, 128+N interrupted\n"
+	"by signal N\n";
 
 static const char usage_run[] =
 	"usage: tracetax run [options]\n"
@@ -37,7 +39,12 @@ static const char usage_run[] =
 	"                          every tracer that can hook the workload\n"
 	"  -T, --threads LIST      thread counts, one thread pinned per CPU; default 1\n"
 	"  -r, --reps N            baseline/traced pairs per cell; default 5\n"
-	"      --run-ms N          calibrate each traced run to about N ms; default 100\n"
+	"      --run-ms N          calibrate each run (baseline and traced, each on\n"
+	"                          its own) to about N ms; default 100\n"
+	"      --precision PCT     add reps to a cell until its overhead's 95% CI is\n"
+	"                          within +-PCT% (A/A cell: of the baseline)\n"
+	"      --max-time S        the run's time budget for --precision, shared by\n"
+	"                          the cells still to run; default 300\n"
 	"  -n, --iterations N      fixed hot-loop iterations per thread (no calibration)\n"
 	"      --target SYSCALL    hook this syscall instead of the workload's own\n"
 	"                          (collateral cost: what a tracer of close costs getpid)\n"
@@ -45,9 +52,12 @@ static const char usage_run[] =
 	"      --tracer-cpu WHERE  where a tracer the workload waits on runs (ptrace\n"
 	"                          helper, seccomp supervisor): same CPU as the\n"
 	"                          workload (default, reproducible), other, any\n"
-	"      --json FILE         write the results document (schema: docs/schema.md)\n"
+	"      --json FILE         write the results document (schema: docs/schema.md);\n"
+	"                          '-': to stdout, and the table to stderr\n"
+	"      --dry-run           print the plan (cells, rep orders, an estimate of\n"
+	"                          the time) and touch nothing\n"
 	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
-	"  -q, --quiet             no progress lines\n";
+	"  -q, --quiet             no progress lines (and no table with --json -)\n";
 
 static const char usage_list[] =
 	"usage: tracetax list [--json]\n"
@@ -74,44 +84,76 @@ static const char *find_load(void)
 	return path;
 }
 
-static int want_colour(int setting)
+static int want_colour(int setting, int fd)
 {
 	if (setting >= 0)
 		return setting;
-	return isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	return isatty(fd) && !getenv("NO_COLOR");
+}
+
+/* One hint per error line: the parser's own "(see ...)" wins over ours. */
+static void die_usage_hint(const char *err, const char *hint)
+{
+	if (strstr(err, "(see '"))
+		die_usage("%s", err);
+	die_usage("%s (see '%s')", err, hint);
+}
+
+static void run_output(const struct run_args *a, const struct results *r, int *ret)
+{
+	/* --json -: stdout holds the document alone; the table goes to stderr */
+	bool json_out = a->json_path && !strcmp(a->json_path, "-");
+	FILE *table = json_out ? (a->quiet ? NULL : stderr) : stdout;
+
+	if (table)
+		output_table(r, table, want_colour(a->colour, fileno(table)));
+	if (a->json_path && output_json_file(r, a->json_path))
+		*ret = EXIT_FAILED;
 }
 
 static int cmd_run(int argc, char **argv)
 {
 	struct run_args a;
 	struct results r;
+	struct plan p;
 	char err[256];
 	int ret, removed = 0;
 
 	if (cli_parse_run(argc, argv, &a, err, sizeof(err)))
-		die_usage("%s (see 'tracetax run --help')", err);
+		die_usage_hint(err, "tracetax run --help");
 	if (a.help) {
 		fputs(usage_run, stdout);
 		cli_release(&a);
 		return 0;
 	}
+	if (plan_build(&a, &p))
+		die("out of memory");
+	if (a.dry_run) {
+		plan_print(&p, &a, stdout);
+		plan_release(&p);
+		cli_release(&a);
+		return 0;
+	}
+	if (a.json_path && output_json_check(a.json_path, err, sizeof(err)))
+		die_usage("%s", err);
 	if (signals_init())
 		die("cannot set up signal handling");
+	/* a fresh machine may not have tracefs mounted: libtracefs mounts it */
+	tracefs_tracing_dir();
 	memset(&r, 0, sizeof(r));
 	tracefs_cleanup_stale(&removed);
 	if (removed)
 		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
 	environment_collect(&r.env);
-	ret = runner_run(&a, find_load(), &r, a.quiet ? NULL : stderr);
-	if (ret >= 128) {
+	ret = runner_run(&p, &a, find_load(), &r, a.quiet ? NULL : stderr);
+	if (ret >= 128)
 		error("interrupted by signal %d: tracing torn down, no results written", ret - 128);
-	} else {
-		output_table(&r, stdout, want_colour(a.colour));
-		if (a.json_path && output_json_file(&r, a.json_path))
-			ret = 1;
-	}
+	else
+		run_output(&a, &r, &ret);
 	results_release(&r);
+	plan_release(&p);
 	cli_release(&a);
+	signals_reraise();
 	return ret;
 }
 
@@ -168,7 +210,7 @@ int main(int argc, char **argv)
 	 * /sys/kernel/tracing on first use (as perf and bpftrace do). Do it
 	 * before any tracer probes a path under it.
 	 */
-	if (cmd && (!strcmp(cmd, "run") || !strcmp(cmd, "list") || !strcmp(cmd, "cleanup")))
+	if (cmd && (!strcmp(cmd, "list") || !strcmp(cmd, "cleanup")))
 		tracefs_tracing_dir();
 	if (!cmd || !strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		fputs(usage_main, cmd ? stdout : stderr);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -17,7 +18,7 @@
 #include "results.h"
 #include "util.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 static json_t *num(double v)
 {
@@ -70,25 +71,45 @@ static json_t *env_json(const struct environment *e)
 
 static json_t *options_json(const struct run_options *o)
 {
-	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:s}",
+	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:s, s:o, s:o}",
 			 "reps", o->reps, "run_ms", o->run_ms,
 			 "iterations", (json_int_t)o->iterations,
 			 "seed", seed_json(o->seed), "target", str_or_null(o->target),
-			 "tracer_cpu", o->tracer_cpu[0] ? o->tracer_cpu : "same");
+			 "tracer_cpu", o->tracer_cpu[0] ? o->tracer_cpu : "same",
+			 "precision_pct", o->precision > 0 ? json_real(o->precision) : json_null(),
+			 "max_time_s", o->max_time_s ? json_integer(o->max_time_s) : json_null());
+}
+
+static json_t *pair(double a, double b)
+{
+	return json_pack("[o, o]", num(a), num(b));
 }
 
 static json_t *summary_json(const struct summary *s)
 {
-	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:[o, o]}",
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "n", (json_int_t)s->n, "mean", num(s->mean), "median", num(s->median),
 			 "stddev", num(s->stddev), "min", num(s->min), "max", num(s->max),
-			 "ci95", num(s->ci95[0]), num(s->ci95[1]));
+			 "ci95", pair(s->ci95[0], s->ci95[1]),
+			 "median_ci95", pair(s->median_ci95[0], s->median_ci95[1]));
+}
+
+static const char *end_name(enum cell_end e)
+{
+	switch (e) {
+	case END_REPS:      return "reps";
+	case END_PRECISION: return "precision";
+	case END_MAX_TIME:  return "max_time";
+	case END_MAX_REPS:  return "max_reps";
+	case END_STOPPED:   return "stopped";
+	}
+	return "stopped";
 }
 
 static json_t *run_json(const struct rep *r)
 {
 	/* cycles are 0 when the TSC was not usable: null, not "free" */
-	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:o, s:o, s:b, s:b}",
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:o, s:o, s:b, s:b}",
 			 "baseline_ns_per_op", num(r->base_ns_per_op),
 			 "traced_ns_per_op", num(r->traced_ns_per_op),
 			 "baseline_cycles_per_op", num(r->base_cycles_per_op > 0 ? r->base_cycles_per_op : NAN),
@@ -97,6 +118,13 @@ static json_t *run_json(const struct rep *r)
 			 "lost", (json_int_t)r->lost, "stops", count_or_null(r->stops),
 			 "consumer_ns", num(r->consumer_ns),
 			 "traced_first", r->traced_first, "outlier", r->outlier);
+
+	if (!o)
+		die("out of memory");
+	json_object_set_new(o, "wall_ms", num(r->wall_ms));
+	json_object_set_new(o, "steal_ms", num(r->steal_ms));
+	json_object_set_new(o, "cpu_mhz", pair(r->mhz_min, r->mhz_max));
+	return o;
 }
 
 /* Figures only for cells that measured: a failed cell's partial reps stay
@@ -112,28 +140,60 @@ static void cell_stats(json_t *o, const struct cell *c)
 	json_object_set_new(o, "baseline_cv", ok ? num(c->base_cv) : json_null());
 	json_object_set_new(o, "outliers", json_integer(ok ? c->outliers : 0));
 	json_object_set_new(o, "consumer_ns_per_event", ok ? num(c->consumer_ns_per_event) : json_null());
+	json_object_set_new(o, "slowdown_ci95", ok ? pair(c->slowdown_ci95[0], c->slowdown_ci95[1])
+						  : json_null());
+	json_object_set_new(o, "below_noise_floor", json_boolean(ok && c->below_floor));
+	json_object_set_new(o, "precision", !ok ? json_null() :
+		json_pack("{s:o, s:o, s:s}",
+			  "target_pct", c->precision_pct > 0 ? json_real(c->precision_pct) : json_null(),
+			  "reached_pct", num(c->reached_pct), "ended_by", end_name(c->ended_by)));
+	json_object_set_new(o, "steal_pct", ok ? num(c->steal_pct) : json_null());
+	json_object_set_new(o, "cpu_mhz", ok ? pair(c->mhz_min, c->mhz_max) : json_null());
 }
 
 static json_t *cell_json(const struct cell *c)
 {
 	json_t *runs = json_array();
-	json_t *o = json_pack("{s:s, s:s, s:o, s:i, s:s, s:o, s:I, s:I, s:i, s:I, s:o, s:I, s:o}",
+	json_t *o = json_pack("{s:s, s:s, s:o, s:i, s:s, s:o, s:s, s:o, s:b, s:I, s:I, s:I, s:I, s:i, "
+			      "s:I, s:o, s:I, s:o}",
 			      "workload", c->workload, "tracer", c->tracer,
 			      "target", str_or_null(c->target), "threads", c->threads,
+			      "id", c->id, "seed", seed_json(c->seed),
 			      "status", status_name(c->status), "reason", str_or_null(c->reason),
+			      "aa", c->aa,
 			      "iterations", (json_int_t)c->iterations,
-			      "warmup", (json_int_t)c->warmup, "reps", c->nreps,
+			      "warmup", (json_int_t)c->warmup,
+			      "baseline_iterations", (json_int_t)c->base_iterations,
+			      "baseline_warmup", (json_int_t)c->base_warmup, "reps", c->nreps,
 			      "events", (json_int_t)c->events, "hits", count_or_null(c->hits),
 			      "lost", (json_int_t)c->lost, "stops", count_or_null(c->stops));
 
 	if (!o || !runs)
 		die("out of memory");
 	cell_stats(o, c);
+	json_object_set_new(o, "disturbed", json_boolean(c->disturbed));
+	json_object_set_new(o, "disturbed_by", str_or_null(c->disturbed_by));
+	json_object_set_new(o, "tracer_note", str_or_null(c->tracer_note));
 	json_object_set_new(o, "note", str_or_null(c->note));
 	for (int i = 0; i < c->nreps; i++)
 		json_array_append_new(runs, run_json(&c->reps[i]));
 	json_object_set_new(o, "runs", runs);
 	return o;
+}
+
+static json_t *floors_json(const struct results *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < r->nfloors; i++) {
+		const struct noise_floor *f = &r->floors[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:i, s:o, s:o, s:b}", "workload", f->workload,
+						   "threads", f->threads, "ns_per_event", num(f->ns),
+						   "aa_ci95", pair(f->ci95[0], f->ci95[1]),
+						   "aa_excludes_zero", f->excludes_zero));
+	}
+	return a;
 }
 
 static json_t *results_json(const struct results *r)
@@ -150,6 +210,7 @@ static json_t *results_json(const struct results *r)
 		die("out of memory");
 	for (int i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json(&r->cells[i]));
+	json_object_set_new(doc, "noise_floors", floors_json(r));
 	json_object_set_new(doc, "cells", cells);
 	return doc;
 }
@@ -196,6 +257,40 @@ static void fsync_dir(const char *path)
 		close(fd);
 	}
 	free(copy);
+}
+
+/*
+ * Before the first cell: a results file that cannot be written must stop
+ * the run at once, not after minutes of measuring. Creating path.tmp (the
+ * file the write goes through) and removing it again asks the kernel
+ * itself: permissions, a read-only or missing directory, a full inode table.
+ */
+int output_json_check(const char *path, char *err, size_t len)
+{
+	struct stat st;
+	char *tmp;
+	int fd, e;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, len, "cannot write results to '%s': %s", path, strerror(EISDIR));
+		return -1;
+	}
+	if (asprintf(&tmp, "%s.tmp", path) < 0)
+		die("out of memory");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	e = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+	if (fd < 0 && e != EEXIST) {	/* EEXIST: a crashed run's; the write replaces it */
+		snprintf(err, len, "cannot write results to '%s': %s", path, strerror(e));
+		return -1;
+	}
+	return 0;
 }
 
 /*

@@ -172,6 +172,35 @@ static void print_row(FILE *out, const struct layout *l, const struct cell *c, c
 		fprintf(out, "\n    %s^ %s%s\n", st->yellow, c->note, st->reset);
 }
 
+/*
+ * The A/A cells' verdict: the smallest overhead this run resolves, and a
+ * warning when an A/A interval excludes 0 -- a tracer that does nothing
+ * "costing" something means the machine is noisier than the CIs claim.
+ */
+static void print_floors(FILE *out, const struct results *r, const struct style *st)
+{
+	bool several = r->nfloors > 1;
+
+	for (int i = 0; i < r->nfloors; i++) {
+		const struct noise_floor *f = &r->floors[i];
+		char ns[24], lo[24], hi[24];
+
+		fmt_ns(ns, sizeof(ns), f->ns);
+		fmt_ns(lo, sizeof(lo), f->ci95[0]);
+		fmt_ns(hi, sizeof(hi), f->ci95[1]);
+		if (several)
+			fprintf(out, "noise floor, %s %dT: ", f->workload, f->threads);
+		else
+			fprintf(out, "noise floor: ");
+		fprintf(out, "%s ns/event (A/A cell: [%s, %s])\n", ns, lo, hi);
+		if (f->excludes_zero)
+			fprintf(out, "%swarning: the A/A interval excludes 0: this machine's noise exceeds "
+				"the stated CIs%s\n", st->yellow, st->reset);
+	}
+	if (!r->nfloors && r->ncells)
+		fprintf(out, "noise floor: unknown (no A/A cell: add '-t none')\n");
+}
+
 static void print_header(FILE *out, const struct results *r, const struct style *st)
 {
 	const struct environment *e = &r->env;
@@ -182,8 +211,12 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 		e->clocksource, e->virtualization, e->governor, r->opts.reps,
 		(unsigned long long)r->opts.seed, r->opts.target[0] ? ", target " : "",
 		r->opts.target);
+	if (r->opts.precision > 0)
+		fprintf(out, "--precision %.3g%%: reps added until the overhead's CI is within +-%.3g%%, "
+			"in at most %d s\n", r->opts.precision, r->opts.precision, r->opts.max_time_s);
 	if (e->other_tracers[0] && strcmp(e->other_tracers, "none"))
 		fprintf(out, "%salready tracing: %s%s\n", st->yellow, e->other_tracers, st->reset);
+	print_floors(out, r, st);
 	fputc('\n', out);
 }
 
@@ -251,7 +284,8 @@ static void print_footer(FILE *out, const struct style *st, bool reader)
 {
 	fprintf(out, "%s"
 		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
-		"per event, mean [95%% bootstrap CI]; slowdown: traced / base; hits/events: events the\n"
+		"per event, mean [95%% CI, Student's t over paired reps]; slowdown: traced / base;\n"
+		"noise floor: the largest overhead the A/A cell (none) allows; hits/events: events the\n"
 		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
 		"dropped or overwritten%s%s\n",
 		st->dim, reader ? "; tracer cpu: CPU ns per event of our reader,\n"

@@ -1,15 +1,27 @@
 /*
- * The plan: which cells a run has, and what each tracer is told about its
- * workload (the syscall, the function and the ELF file that defines it,
- * where its helper runs).
+ * The plan: which cells a run has, in which order, each rep's order, and
+ * what each tracer is told about its workload (the syscall, the function
+ * and the ELF file that defines it, where its helper runs).
  */
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "load/workloads.h"
 #include "plan.h"
+#include "stats.h"
 #include "tracer.h"
+
+/*
+ * What --dry-run's estimate adds to the timed work: a run's fork, exec,
+ * ready line and attach (~10 ms here), and calibration, a few growing
+ * runs on each side. An estimate: tracers far slower than the workload
+ * (ptrace) spend longer calibrating.
+ */
+#define EST_RUN_OVERHEAD_S 0.010
+#define EST_CALIBRATE_S 0.150
 
 /* The libc.so.6 this process mapped. */
 static int libc_path(char *buf, size_t len)
@@ -102,26 +114,16 @@ void plan_bind(struct tracer *t, const char *workload, const char *load_path)
  */
 int plan_tracer_cpu(const char *where)
 {
-	cpu_set_t set;
-	int first = -1;
+	int cpus[CPU_SETSIZE], n = cpus_allowed(cpus, CPU_SETSIZE);
 
-	if (!strcmp(where, "any") || sched_getaffinity(0, sizeof(set), &set))
+	if (!strcmp(where, "any") || n == 0)
 		return -1;
-	for (int c = 0; c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &set))
-			continue;
-		if (first < 0 && !strcmp(where, "same"))
-			return c;
-		if (first < 0)
-			first = c;
-		else
-			return c;	/* "other": the second CPU we may use */
-	}
-	return first;
+	/* "other": the second CPU we may use, if there is one */
+	return !strcmp(where, "other") && n > 1 ? cpus[1] : cpus[0];
 }
 
 /* The default plan leaves out tracers that cannot hook the workload at all. */
-int plan_fits(const struct run_args *a, const char *workload, const char *tracer)
+static int plan_fits(const struct run_args *a, const char *workload, const char *tracer)
 {
 	char err[256];
 	const char *variant;
@@ -129,4 +131,82 @@ int plan_fits(const struct run_args *a, const char *workload, const char *tracer
 
 	return ops && plan_hooks_ok(ops->hooks, workload_find(workload), plan_target(a, workload),
 			       err, sizeof(err));
+}
+
+static void cell_init(struct plan_cell *c, const struct run_args *a, const char *workload,
+		      const char *tracer, int threads)
+{
+	snprintf(c->workload, sizeof(c->workload), "%s", workload);
+	snprintf(c->tracer, sizeof(c->tracer), "%s", tracer);
+	snprintf(c->target, sizeof(c->target), "%s", plan_target(a, workload));
+	c->threads = threads;
+	snprintf(c->id, sizeof(c->id), "%s|%s|%d|%s", c->workload, c->tracer, c->threads, c->target);
+	c->seed = stats_seed_of(a->seed, c->id);
+}
+
+int plan_build(const struct run_args *a, struct plan *p)
+{
+	size_t max = (size_t)a->nworkloads * (size_t)a->nthreads * (size_t)a->ntracers;
+
+	p->n = 0;
+	p->cells = calloc(max ? max : 1, sizeof(*p->cells));
+	if (!p->cells)
+		return -1;
+	for (int w = 0; w < a->nworkloads; w++)
+		for (int th = 0; th < a->nthreads; th++)
+			for (int k = 0; k < a->ntracers; k++) {
+				if (a->tracers_default && !plan_fits(a, a->workloads[w], a->tracers[k]))
+					continue;
+				cell_init(&p->cells[p->n++], a, a->workloads[w], a->tracers[k],
+					  a->threads[th]);
+			}
+	return 0;
+}
+
+void plan_release(struct plan *p)
+{
+	free(p->cells);
+	p->cells = NULL;
+	p->n = 0;
+}
+
+bool plan_traced_first(const struct plan_cell *c, int rep)
+{
+	struct tt_rng rng;
+
+	/* one draw per pair, from a stream of the cell's own: stable whatever else runs */
+	rng_seed(&rng, c->seed ^ ((uint64_t)(rep / 2) * 0x9e3779b97f4a7c15ull));
+	return (rng_next(&rng) & 1) ^ (unsigned)(rep & 1);
+}
+
+static double estimate_s(const struct plan *p, const struct run_args *a)
+{
+	double per_run = (a->iterations ? 0 : a->run_ms / 1e3) + EST_RUN_OVERHEAD_S;
+	double cal = a->iterations ? 0 : 2 * EST_CALIBRATE_S;
+
+	return p->n * (cal + 2.0 * a->reps * per_run);
+}
+
+void plan_print(const struct plan *p, const struct run_args *a, FILE *f)
+{
+	char order[64];
+
+	fprintf(f, "plan: %d cell%s, %d rep%s each, seed %llu: about %.0f s%s\n", p->n,
+		p->n == 1 ? "" : "s", a->reps, a->reps == 1 ? "" : "s",
+		(unsigned long long)a->seed, estimate_s(p, a),
+		a->iterations ? " plus the timed loops (fixed --iterations)" :
+		a->precision > 0 ? " before --precision adds reps" : "");
+	fprintf(f, "%4s  %-12s %-24s %3s  %-10s  %s\n", "cell", "workload", "tracer", "thr",
+		"target", "reps (T: traced run first, B: baseline first)");
+	for (int i = 0; i < p->n; i++) {
+		const struct plan_cell *c = &p->cells[i];
+		int n = a->reps < (int)sizeof(order) - 4 ? a->reps : (int)sizeof(order) - 4;
+
+		for (int r = 0; r < n; r++)
+			order[r] = plan_traced_first(c, r) ? 'T' : 'B';
+		snprintf(order + n, sizeof(order) - (size_t)n, "%s", n < a->reps ? "..." : "");
+		fprintf(f, "%4d  %-12s %-24s %3d  %-10s  %s\n", i + 1, c->workload, c->tracer,
+			c->threads, *c->target ? c->target : "-", order);
+	}
+	fprintf(f, "nothing was run: tracers are probed, and may skip, only when the plan runs\n");
 }

@@ -1,20 +1,58 @@
+/*
+ * The plan: every cell of a run, in order, built from the arguments before
+ * anything runs. Each cell carries its own seed, drawn from the run's seed
+ * and the cell's identity, so a cell's rep order and bootstrap do not
+ * change when other cells are added to the plan or skip.
+ */
 #ifndef TRACETAX_PLAN_H
 #define TRACETAX_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "cli.h"
 
 struct tracer;
 struct workload;
 
+struct plan_cell {
+	char workload[32];
+	char tracer[64];
+	char target[32];          /* syscall hooked; "" when there is none */
+	int threads;
+	char id[160];             /* "workload|tracer|threads|target": its identity */
+	uint64_t seed;            /* the cell's own stream: rep order, bootstrap */
+};
+
+struct plan {
+	struct plan_cell *cells;
+	int n;
+};
+
+/* Every cell of the arguments, in run order; the default plan leaves out
+ * tracers that cannot hook the workload. 0, or -1 (out of memory). */
+int plan_build(const struct run_args *a, struct plan *p);
+void plan_release(struct plan *p);
+
+/*
+ * Whether rep @rep of cell @c runs its traced run first. Reps come in
+ * pairs, one of each order, the pair's first drawn from the cell's seed:
+ * an order effect (the second run of a pair finds a warmer machine) then
+ * cancels in every pair of reps instead of biasing the mean, as a plain
+ * coin per rep lets it do at small n.
+ */
+bool plan_traced_first(const struct plan_cell *c, int rep);
+
+/* `tracetax run --dry-run`: the cells, their rep orders, an estimate. */
+void plan_print(const struct plan *p, const struct run_args *a, FILE *f);
+
 /* The syscall a cell hooks: --target, else the workload's own, else "". */
 const char *plan_target(const struct run_args *a, const char *workload);
 /* Whether workload @w offers what a tracer with hooks @h needs; else why not. */
 int plan_hooks_ok(unsigned h, const struct workload *w, const char *target, char *reason,
 		  size_t len);
-/* The default plan leaves out tracers that cannot hook the workload at all. */
-int plan_fits(const struct run_args *a, const char *workload, const char *tracer);
 /* Tells a tracer what the workload offers: its function, the ELF defining it, the load. */
 void plan_bind(struct tracer *t, const char *workload, const char *load_path);
 /* The CPU for --tracer-cpu same|other|any; -1: any. */

@@ -27,6 +27,11 @@
 #define SEED_TRACED   0x74726163ull   /* "trac" */
 #define SEED_OVERHEAD 0x6f766572ull   /* "over" */
 
+/* Above this share of a cell's wall time stolen by the hypervisor, the note says so. */
+#define STEAL_NOTE_PCT 1.0
+/* A CPU frequency that moved more than this during a cell gets a note. */
+#define MHZ_NOTE_PCT 2.0
+
 static void note_add(struct cell *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -50,7 +55,7 @@ static void summary_empty(struct summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->mean = s->median = s->stddev = s->min = s->max = NAN;
-	s->ci95[0] = s->ci95[1] = NAN;
+	s->ci95[0] = s->ci95[1] = s->median_ci95[0] = s->median_ci95[1] = NAN;
 }
 
 /* -1 ("cannot tell") is sticky: a total of known and unknown is unknown. */
@@ -59,12 +64,25 @@ static int64_t add_or_unknown(int64_t total, int64_t v)
 	return (total < 0 || v < 0) ? -1 : total + v;
 }
 
+/* NaN-aware: an unknown reading leaves the total unknown only if all are. */
+static void min_max(double v, double *lo, double *hi)
+{
+	if (isnan(v))
+		return;
+	if (isnan(*lo) || v < *lo)
+		*lo = v;
+	if (isnan(*hi) || v > *hi)
+		*hi = v;
+}
+
 static void sum_totals(struct cell *c)
 {
-	double consumer = 0;
+	double consumer = 0, steal = 0, wall = 0;
+	bool steal_known = false;
 
 	c->events = c->lost = 0;
 	c->hits = c->stops = 0;
+	c->mhz_min = c->mhz_max = NAN;
 	for (int i = 0; i < c->nreps; i++) {
 		const struct rep *r = &c->reps[i];
 
@@ -73,10 +91,18 @@ static void sum_totals(struct cell *c)
 		c->hits = add_or_unknown(c->hits, r->hits);
 		c->stops = add_or_unknown(c->stops, r->stops);
 		consumer += r->consumer_ns;
+		wall += r->wall_ms;
+		if (!isnan(r->steal_ms)) {
+			steal += r->steal_ms;
+			steal_known = true;
+		}
+		min_max(r->mhz_min, &c->mhz_min, &c->mhz_max);
+		min_max(r->mhz_max, &c->mhz_min, &c->mhz_max);
 	}
 	if (c->nreps == 0)
 		c->hits = c->stops = -1;
 	c->consumer_ns_per_event = c->events > 0 ? consumer / (double)c->events : 0;
+	c->steal_pct = steal_known && wall > 0 ? 100 * steal / wall : NAN;
 }
 
 /*
@@ -94,6 +120,8 @@ static bool is_collateral(const struct cell *c)
 static void write_note(struct cell *c)
 {
 	c->note[0] = '\0';
+	if (c->disturbed)
+		note_add(c, "disturbed: %s", c->disturbed_by);
 	if (c->nreps == 0)
 		return;
 	if (c->base_cv > NOISY_BASE_CV)
@@ -107,6 +135,37 @@ static void write_note(struct cell *c)
 		note_add(c, "lost %lld events", (long long)c->lost);
 	if (c->outliers > 0)
 		note_add(c, "%d outlier rep%s", c->outliers, c->outliers == 1 ? "" : "s");
+	if (c->precision_pct > 0 && c->ended_by != END_PRECISION)
+		note_add(c, "precision %.3g%% not reached (%.3g%% after %d reps)", c->precision_pct,
+			 c->reached_pct, c->nreps);
+	if (c->steal_pct > STEAL_NOTE_PCT)
+		note_add(c, "steal %.1f%% of the time", c->steal_pct);
+	if (c->mhz_max > c->mhz_min * (1 + MHZ_NOTE_PCT / 100))
+		note_add(c, "cpu clock moved %.0f-%.0f MHz", c->mhz_min, c->mhz_max);
+	if (c->tracer_note[0])
+		note_add(c, "%s", c->tracer_note);
+}
+
+double results_reached_pct(const struct cell *c)
+{
+	size_t n = c->nreps > 0 ? (size_t)c->nreps : 0;
+	double *d, *b, ci[2], ref;
+
+	if (n < 2)
+		return NAN;
+	d = calloc(n, sizeof(*d));
+	b = calloc(n, sizeof(*b));
+	if (!d || !b)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		b[i] = c->reps[i].base_ns_per_op;
+		d[i] = c->reps[i].traced_ns_per_op - b[i];
+	}
+	stats_t_ci(d, n, 0.95, ci);
+	ref = c->aa ? stats_mean(b, n) : fabs(stats_mean(d, n));
+	free(d);
+	free(b);
+	return ref > 0 ? 100 * (ci[1] - ci[0]) / 2 / ref : INFINITY;
 }
 
 /*
@@ -123,11 +182,13 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 
 	sum_totals(c);
 	c->outliers = 0;
+	c->below_floor = false;
 	if (n == 0) {
 		summary_empty(&c->base);
 		summary_empty(&c->traced);
 		summary_empty(&c->overhead);
-		c->slowdown = c->base_cv = NAN;
+		c->slowdown = c->base_cv = c->reached_pct = NAN;
+		c->slowdown_ci95[0] = c->slowdown_ci95[1] = NAN;
 		write_note(c);
 		return;
 	}
@@ -146,7 +207,9 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	stats_summarize(traced, n, seed ^ SEED_TRACED, &c->traced);
 	stats_summarize(over, n, seed ^ SEED_OVERHEAD, &c->overhead);
 	c->slowdown = c->base.mean > 0 ? c->traced.mean / c->base.mean : NAN;
+	stats_ratio_ci(traced, base, n, 0.95, c->slowdown_ci95);
 	c->base_cv = stats_cv(base, n);
+	c->reached_pct = results_reached_pct(c);
 	c->outliers = (int)stats_mad_outliers(over, n, flags);
 	for (size_t i = 0; i < n; i++)
 		c->reps[i].outlier = flags[i];
@@ -155,4 +218,64 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	free(over);
 	free(traced);
 	free(base);
+}
+
+const struct noise_floor *results_floor(const struct results *r, const struct cell *c)
+{
+	for (int i = 0; i < r->nfloors; i++)
+		if (r->floors[i].threads == c->threads && !strcmp(r->floors[i].workload, c->workload))
+			return &r->floors[i];
+	return NULL;
+}
+
+static void add_floor(struct results *r, const struct cell *aa)
+{
+	struct noise_floor *f = &r->floors[r->nfloors++];
+	double lo = aa->overhead.ci95[0], hi = aa->overhead.ci95[1];
+
+	snprintf(f->workload, sizeof(f->workload), "%s", aa->workload);
+	f->threads = aa->threads;
+	f->ci95[0] = lo;
+	f->ci95[1] = hi;
+	f->ns = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+	f->excludes_zero = lo > 0 || hi < 0;
+}
+
+/*
+ * The A/A cells give each (workload, threads) its noise floor: the first
+ * A/A cell measured with at least two reps (a CI) for it.
+ */
+void results_finish(struct results *r)
+{
+	free(r->floors);
+	r->nfloors = 0;
+	r->floors = calloc((size_t)r->ncells + 1, sizeof(*r->floors));
+	if (!r->floors)
+		die("out of memory");
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+
+		if (c->aa && c->status == CELL_OK && c->nreps >= 2 && !results_floor(r, c))
+			add_floor(r, c);
+	}
+	for (int i = 0; i < r->ncells; i++) {
+		struct cell *c = &r->cells[i];
+		const struct noise_floor *f = results_floor(r, c);
+
+		if (c->aa || c->status != CELL_OK || !f || !(fabs(c->overhead.mean) < f->ns))
+			continue;
+		c->below_floor = true;
+		note_add(c, "below the noise floor (%.3g ns)", f->ns);
+	}
+}
+
+void results_release(struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		free(r->cells[i].reps);
+	free(r->cells);
+	free(r->floors);
+	r->cells = NULL;
+	r->floors = NULL;
+	r->ncells = r->nfloors = 0;
 }

@@ -10,6 +10,19 @@
 
 enum cell_status { CELL_OK, CELL_SKIPPED, CELL_FAILED };
 
+/* What ended a cell's reps. */
+enum cell_end {
+	END_REPS,        /* the --reps asked for */
+	END_PRECISION,   /* --precision reached */
+	END_MAX_TIME,    /* its share of --max-time ran out first */
+	END_MAX_REPS,    /* RESULTS_MAX_REPS ran out first */
+	END_STOPPED,     /* failed or interrupted */
+};
+#define RESULTS_MAX_REPS 10000
+
+/* Exit codes of `tracetax run` (also in --help and the README). */
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_DISTURBED = 3 };
+
 /* One rep: a baseline run and a traced run of the same cell, back to back. */
 struct rep {
 	double base_ns_per_op;    /* mean over threads of hot-loop ns / ops */
@@ -23,6 +36,11 @@ struct rep {
 	double consumer_ns;       /* CPU time of our reader/supervisor thread */
 	bool traced_first;        /* the order this rep ran in */
 	bool outlier;             /* MAD flag on its overhead */
+	/* what the machine did meanwhile, on the CPUs the workload ran on */
+	double wall_ms;           /* both runs, fork to reap */
+	double steal_ms;          /* steal time (/proc/stat), both runs; NaN: unknown */
+	double mhz_min, mhz_max;  /* CPU frequency read before, between and after the
+	                             runs; NaN: the kernel does not say */
 };
 
 struct cell {
@@ -31,13 +49,26 @@ struct cell {
 	char tracer[64];
 	char target[32];          /* syscall hooked; "" when the tracer hooks none */
 	int threads;
+	char id[160];             /* the plan's identity of the cell */
+	uint64_t seed;            /* its own seed: rep order, bootstrap */
+	bool aa;                  /* an A/A cell: its tracer attaches nothing */
 	/* how it went */
 	enum cell_status status;
 	char reason[256];         /* skip or failure reason; "" when ok */
-	int64_t iterations;       /* per thread per run, hot loop only */
-	int64_t warmup;           /* per thread per run */
+	int64_t iterations;       /* traced runs: per thread, hot loop only */
+	int64_t warmup;           /* traced runs: per thread */
+	int64_t base_iterations;  /* baseline runs, calibrated on their own */
+	int64_t base_warmup;
 	int nreps;                /* reps completed */
+	int cap_reps;             /* room in reps */
 	struct rep *reps;         /* nreps of them */
+	enum cell_end ended_by;
+	double precision_pct;     /* --precision asked for; 0: none */
+	double reached_pct;       /* overhead CI half-width, % of |overhead| (A/A: of
+	                             the baseline); NaN with fewer than 2 reps */
+	bool disturbed;           /* other tracing changed during the cell */
+	char disturbed_by[256];   /* what appeared or went away */
+	char tracer_note[256];    /* what the tracer said a reader must know */
 	/* totals over the traced runs */
 	int64_t events;
 	int64_t hits;             /* -1 when the tracer cannot count */
@@ -49,10 +80,27 @@ struct cell {
 	struct summary overhead;  /* ns per event: traced - base ns/op, paired per rep
 	                             (the workload makes one target event per op) */
 	double slowdown;          /* traced.mean / base.mean */
+	double slowdown_ci95[2];  /* Fieller's interval on the paired means */
 	double base_cv;           /* coefficient of variation of the baseline */
 	int outliers;             /* reps flagged by MAD */
 	double consumer_ns_per_event; /* our reader's CPU per event, 0 if none */
-	char note[256];           /* noise warning, hits mismatch... */
+	double steal_pct;         /* steal time, % of the reps' wall time; NaN: unknown */
+	double mhz_min, mhz_max;  /* over every rep; NaN: unknown */
+	bool below_floor;         /* |overhead| under the run's noise floor */
+	char note[512];           /* noise warning, hits mismatch... */
+};
+
+/*
+ * The noise floor of one (workload, threads): what the A/A cell (a tracer
+ * that attaches nothing) measured as an overhead. Smaller overheads cannot
+ * be told from the noise: the floor is the far end of the A/A interval.
+ */
+struct noise_floor {
+	char workload[32];
+	int threads;
+	double ns;                /* max(|ci95[0]|, |ci95[1]|) of the A/A overhead */
+	double ci95[2];
+	bool excludes_zero;       /* the A/A interval misses 0: noise beyond the CIs */
 };
 
 struct environment {
@@ -79,6 +127,8 @@ struct run_options {
 	uint64_t seed;
 	char target[32];          /* --target, "" for the workload's own syscall */
 	char tracer_cpu[8];       /* --tracer-cpu: same, other, any */
+	double precision;         /* --precision %, 0: fixed reps */
+	int max_time_s;           /* its budget */
 };
 
 struct results {
@@ -86,16 +136,31 @@ struct results {
 	struct run_options opts;
 	struct cell *cells;
 	int ncells;
+	struct noise_floor *floors;   /* one per (workload, threads) with an A/A cell */
+	int nfloors;
 	double elapsed_s;
 };
 
-/* Fill cell's statistics from its reps (results.c). */
+/* Fill cell's statistics from its reps (results.c); @seed: the cell's own. */
 void results_finish_cell(struct cell *c, uint64_t seed);
+/*
+ * The half-width of the overhead's 95% CI so far, in % of |overhead| (of
+ * the baseline for an A/A cell, whose overhead is 0 by design); NaN with
+ * fewer than two reps. What --precision compares with its target.
+ */
+double results_reached_pct(const struct cell *c);
+/* Once every cell is finished: noise floors, and the cells under them. */
+void results_finish(struct results *r);
+void results_release(struct results *r);
+/* The A/A noise floor of a cell's workload and threads; NULL: none measured. */
+const struct noise_floor *results_floor(const struct results *r, const struct cell *c);
 void environment_collect(struct environment *env);
 
 /* Output (output_*.c): the only code that knows formats. */
 void output_table(const struct results *r, FILE *f, bool colour);
 int output_json_file(const struct results *r, const char *path);  /* atomic: tmp + rename */
+/* Whether @path ("-": stdout) can be written, before the run; -1 and @err if not. */
+int output_json_check(const char *path, char *err, size_t len);
 char *output_json_string(const struct results *r);              /* malloc'd */
 
 #endif

@@ -1,9 +1,13 @@
 /*
- * The runner: for each cell, calibrate iterations to --run-ms under the
- * tracer, then run --reps pairs of baseline and traced runs in a seeded
- * random order (A B B A ...), so that the drift of a shared machine cancels.
+ * The runner executes the plan's cells, one at a time. Per cell: calibrate
+ * the baseline and the traced side separately to --run-ms, set the tracer
+ * up once, run reps -- a baseline and a traced run back to back, in the
+ * order the plan drew -- and tear the tracer down, on every path. With
+ * --precision, reps are added until the overhead's CI is narrow enough or
+ * the cell's share of --max-time is spent.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +17,28 @@
 #include "plan.h"
 #include "runner.h"
 #include "signals.h"
+#include "stats.h"
 #include "tracer.h"
 #include "util.h"
-
+#include "vmstat.h"
 
 /* A calibration run shorter than this is too coarse to extrapolate from. */
 #define CALIBRATE_MIN_NS 20000000ull
 
+/* One side of a cell: the baseline or the traced runs. */
+struct side {
+	struct load_spec spec;
+	double expect_ms;   /* how long a run should take, for timeouts; 0: unknown */
+};
+
 struct cell_ctx {
 	struct cell *c;
+	const struct plan_cell *pc;
 	struct tracer t;
-	struct load_spec spec;
+	struct side base, traced;
 	const struct run_args *a;
-	double expect_ms;   /* how long a traced run should take, for timeouts */
+	struct vmstat vm;
+	uint64_t deadline;  /* --precision: the cell's share of --max-time ends here */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -40,11 +53,11 @@ static int cell_fail(struct cell *c, const char *fmt, ...)
 	return -1;
 }
 
-static int result_timeout_ms(const struct cell_ctx *x)
+static int result_timeout_ms(const struct side *s)
 {
-	if (x->expect_ms <= 0)
-		return 600000;	/* fixed --iterations: we cannot know; stay bounded */
-	return (int)(x->expect_ms * 20 > 30000 ? x->expect_ms * 20 : 30000);
+	if (s->expect_ms <= 0)
+		return 600000;	/* calibrating or fixed --iterations: stay bounded */
+	return (int)(s->expect_ms * 20 > 30000 ? s->expect_ms * 20 : 30000);
 }
 
 /* Describes how a workload ended when it did not exit 0. */
@@ -68,6 +81,7 @@ static void describe_status(int st, char *buf, size_t len)
 static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *res,
 		    struct tt_hits *hits)
 {
+	const struct side *s = t ? &x->traced : &x->base;
 	struct load_proc lp;
 	int started = 0, ret = -1, st;
 	char why[256] = "";
@@ -75,7 +89,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 	memset(hits, 0, sizeof(*hits));
 	hits->hits = -1;
 	hits->stops = -1;
-	if (load_spawn(&lp, &x->spec, t)) {
+	if (load_spawn(&lp, &s->spec, t)) {
 		snprintf(why, sizeof(why), "%s", lp.err);
 		goto out;
 	}
@@ -95,7 +109,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 			goto out;
 		}
 	}
-	if (load_go(&lp) || load_read_result(&lp, result_timeout_ms(x), res) ||
+	if (load_go(&lp) || load_read_result(&lp, result_timeout_ms(s), res) ||
 	    load_wait_exit(&lp, 10000)) {
 		snprintf(why, sizeof(why), "%s", lp.err);
 		goto out;
@@ -130,13 +144,15 @@ static int64_t warmup_for(int64_t iterations)
 	return w < 100 ? 100 : w > 100000 ? 100000 : w;
 }
 
-/* Set up; on failure the wrapper has torn down already. */
+/* Set up for the traced side's runs; on failure the wrapper has torn down. */
 static int cell_setup(struct cell_ctx *x)
 {
 	struct tracer *t = &x->t;
 	int r;
 
-	t->events_hint = (int64_t)x->spec.threads * (x->spec.iterations + x->spec.warmup);
+	t->events_hint = (int64_t)x->traced.spec.threads *
+			 (x->traced.spec.iterations + x->traced.spec.warmup);
+	signals_doing("setting up tracer '%s'", t->name);
 	r = tracer_setup(t);
 	if (r == TT_SKIP) {
 		x->c->status = CELL_SKIPPED;
@@ -148,185 +164,285 @@ static int cell_setup(struct cell_ctx *x)
 	return 0;
 }
 
-/* Grows the iteration count under the tracer until one run is long enough to time. */
-static int calibrate(struct cell_ctx *x)
+static void cell_teardown(struct cell_ctx *x)
 {
+	signals_doing("tearing down tracer '%s'", x->t.name);
+	tracer_teardown(&x->t);
+}
+
+/*
+ * Grows one side's iteration count until a run is long enough to time,
+ * then sizes it to --run-ms. Each side on its own: a tracer at x78 would
+ * otherwise leave its baseline runs a millisecond long, all timer ticks.
+ */
+static int calibrate(struct cell_ctx *x, bool traced)
+{
+	struct side *s = traced ? &x->traced : &x->base;
 	struct load_result res;
 	struct tt_hits hits;
 	int64_t n = 1000;
+	int ret = -1;
 
-	x->spec.iterations = n;	/* sizes the tracer's buffers for the first run */
-	x->spec.warmup = 100;
-	if (cell_setup(x))
+	s->spec.iterations = n;	/* sizes the tracer's buffers for the first run */
+	s->spec.warmup = 100;
+	if (traced && cell_setup(x))
 		return -1;
 	for (;;) {
 		double ns, grow;
 
-		x->spec.iterations = n;
-		if (run_once(x, &x->t, &res, &hits))
+		s->spec.iterations = n;
+		if (run_once(x, traced ? &x->t : NULL, &res, &hits))
 			break;
 		ns = res.max_thread_ns;
 		if (ns >= CALIBRATE_MIN_NS || n >= 1000000000) {
 			double per_op = ns / (double)n;
 			int64_t want = (int64_t)((double)x->a->run_ms * 1e6 / per_op);
 
-			x->spec.iterations = want < 100 ? 100 : want;
-			x->expect_ms = (double)x->spec.iterations * per_op / 1e6;
-			tracer_teardown(&x->t);
-			return 0;
+			s->spec.iterations = want < 100 ? 100 : want;
+			s->expect_ms = (double)s->spec.iterations * per_op / 1e6;
+			ret = 0;
+			break;
 		}
 		/* aim at 1.5x the minimum next time, growing at most 100x a step */
 		grow = ns > 0 ? CALIBRATE_MIN_NS * 1.5 / ns + 1 : 100;
 		n *= (int64_t)(grow < 100 ? grow : 100);
 	}
-	tracer_teardown(&x->t);
-	return -1;
+	if (traced)
+		cell_teardown(x);
+	return ret;
 }
 
-static void add_rep(struct cell *c, const struct load_result *base, const struct load_result *tr,
-		    const struct tt_hits *h, bool traced_first)
+static int add_rep(struct cell *c, const struct rep *r)
 {
-	struct rep *r = &c->reps[c->nreps++];
+	if (c->nreps == c->cap_reps) {
+		int cap = c->cap_reps ? 2 * c->cap_reps : 8;
+		struct rep *n = realloc(c->reps, (size_t)cap * sizeof(*n));
 
-	r->base_ns_per_op = base->ns_per_op;
-	r->traced_ns_per_op = tr->ns_per_op;
-	r->base_cycles_per_op = base->cycles_per_op;
-	r->traced_cycles_per_op = tr->cycles_per_op;
-	r->events = tr->events;
-	r->hits = h->hits;
-	r->lost = h->lost;
-	r->stops = h->stops;
-	r->consumer_ns = h->consumer_ns;
-	r->traced_first = traced_first;
+		if (!n)
+			return cell_fail(c, "out of memory");
+		c->reps = n;
+		c->cap_reps = cap;
+	}
+	c->reps[c->nreps++] = *r;
+	return 0;
 }
 
-static int run_reps(struct cell_ctx *x, struct tt_rng *rng)
+static void note_mhz(struct rep *r, double mhz)
+{
+	if (isnan(mhz))
+		return;
+	if (isnan(r->mhz_min) || mhz < r->mhz_min)
+		r->mhz_min = mhz;
+	if (isnan(r->mhz_max) || mhz > r->mhz_max)
+		r->mhz_max = mhz;
+}
+
+/* One rep: both runs in the plan's order, with the machine read around them. */
+static int run_rep(struct cell_ctx *x, int i)
+{
+	struct load_result base, tr;
+	struct tt_hits h, none;
+	struct vm_sample v0, v1, v2;
+	struct rep r = { .steal_ms = NAN, .mhz_min = NAN, .mhz_max = NAN };
+	uint64_t t0 = now_ns();
+	int bad;
+
+	r.traced_first = plan_traced_first(x->pc, i);
+	vmstat_sample(&x->vm, &v0);
+	if (r.traced_first) {
+		bad = run_once(x, &x->t, &tr, &h);
+		vmstat_sample(&x->vm, &v1);
+		bad = bad || run_once(x, NULL, &base, &none);
+	} else {
+		bad = run_once(x, NULL, &base, &none);
+		vmstat_sample(&x->vm, &v1);
+		bad = bad || run_once(x, &x->t, &tr, &h);
+	}
+	if (bad)
+		return -1;
+	vmstat_sample(&x->vm, &v2);
+	r.wall_ms = (double)(now_ns() - t0) / 1e6;
+	r.steal_ms = vmstat_steal_ms(&x->vm, &v0, &v2);
+	note_mhz(&r, v0.mhz);
+	note_mhz(&r, v1.mhz);
+	note_mhz(&r, v2.mhz);
+	r.base_ns_per_op = base.ns_per_op;
+	r.traced_ns_per_op = tr.ns_per_op;
+	r.base_cycles_per_op = base.cycles_per_op;
+	r.traced_cycles_per_op = tr.cycles_per_op;
+	r.events = tr.events;
+	r.hits = h.hits;
+	r.lost = h.lost;
+	r.stops = h.stops;
+	r.consumer_ns = h.consumer_ns;
+	return add_rep(x->c, &r);
+}
+
+/* Whether to run another rep; when not, *why says what ended the cell. */
+static bool want_rep(const struct cell_ctx *x, uint64_t rep_ns, enum cell_end *why)
+{
+	const struct cell *c = x->c;
+
+	if (c->nreps < x->a->reps)
+		return true;
+	if (!(x->a->precision > 0)) {
+		*why = END_REPS;
+		return false;
+	}
+	if (results_reached_pct(c) <= x->a->precision) {
+		*why = END_PRECISION;
+		return false;
+	}
+	if (now_ns() + rep_ns > x->deadline) {
+		*why = END_MAX_TIME;
+		return false;
+	}
+	if (c->nreps >= RESULTS_MAX_REPS) {
+		*why = END_MAX_REPS;
+		return false;
+	}
+	return true;
+}
+
+static int run_reps(struct cell_ctx *x)
 {
 	struct cell *c = x->c;
+	uint64_t rep_ns = 0;
 
-	c->reps = calloc((size_t)x->a->reps, sizeof(*c->reps));
-	if (!c->reps)
-		return cell_fail(c, "out of memory");
-	for (int i = 0; i < x->a->reps; i++) {
-		struct load_result base, tr;
-		struct tt_hits h, none;
-		bool traced_first = rng_below(rng, 2);
-		int bad;
+	c->ended_by = END_STOPPED;
+	signals_doing("running cell '%s'", x->pc->id);
+	while (want_rep(x, rep_ns, &c->ended_by)) {
+		uint64_t t0 = now_ns();
 
-		if (traced_first)
-			bad = run_once(x, &x->t, &tr, &h) || run_once(x, NULL, &base, &none);
-		else
-			bad = run_once(x, NULL, &base, &none) || run_once(x, &x->t, &tr, &h);
-		if (bad)
+		if (signals_interrupted() || run_rep(x, c->nreps))
 			return -1;
-		add_rep(c, &base, &tr, &h, traced_first);
+		rep_ns = now_ns() - t0;
 	}
 	return 0;
 }
 
-
-static void cell_run(struct cell *c, const struct run_args *a, const char *load_path,
-		     struct tt_rng *rng)
+static void cell_init(struct cell *c, const struct plan_cell *pc, const struct run_args *a)
 {
-	struct cell_ctx x = { .c = c, .a = a };
-	char err[256];
+	snprintf(c->workload, sizeof(c->workload), "%s", pc->workload);
+	snprintf(c->tracer, sizeof(c->tracer), "%s", pc->tracer);
+	snprintf(c->target, sizeof(c->target), "%s", pc->target);
+	snprintf(c->id, sizeof(c->id), "%s", pc->id);
+	c->threads = pc->threads;
+	c->seed = pc->seed;
+	c->precision_pct = a->precision;
+	c->ended_by = END_STOPPED;
+}
 
-	x.spec.load_path = load_path;
-	x.spec.workload = c->workload;
-	x.spec.threads = c->threads;
-	if (tracer_init(&x.t, c->tracer, *c->target ? tt_syscall_find(c->target) : NULL, err,
-			sizeof(err))) {
-		cell_fail(c, "%s", err);
-		return;
-	}
-	x.t.threads = c->threads;
-	x.t.tracer_cpu = plan_tracer_cpu(a->tracer_cpu);
-	plan_bind(&x.t, c->workload, load_path);
-	if (!plan_hooks_ok(x.t.ops->hooks, x.t.workload, c->target, c->reason, sizeof(c->reason))) {
+/* Up to the reps: is the tracer there, what does it need, how long is a run. */
+static int cell_prepare(struct cell_ctx *x, const char *load_path)
+{
+	struct cell *c = x->c;
+	char err[256];
+	int rc;
+
+	x->base.spec.load_path = x->traced.spec.load_path = load_path;
+	x->base.spec.workload = x->traced.spec.workload = c->workload;
+	x->base.spec.threads = x->traced.spec.threads = c->threads;
+	if (tracer_init(&x->t, c->tracer, *c->target ? tt_syscall_find(c->target) : NULL, err,
+			sizeof(err)))
+		return cell_fail(c, "%s", err);
+	c->aa = x->t.ops->flags & TT_F_AA;
+	x->t.threads = c->threads;
+	x->t.tracer_cpu = plan_tracer_cpu(x->a->tracer_cpu);
+	plan_bind(&x->t, c->workload, load_path);
+	if (!plan_hooks_ok(x->t.ops->hooks, x->t.workload, c->target, c->reason, sizeof(c->reason))) {
 		c->status = CELL_SKIPPED;
-		return;
+		return -1;
 	}
-	if (tracer_supported(&x.t, c->reason, sizeof(c->reason)) != TT_OK) {
-		c->status = CELL_SKIPPED;
-		return;
+	rc = tracer_supported(&x->t, c->reason, sizeof(c->reason));
+	if (rc != TT_OK) {
+		c->status = rc == TT_SKIP ? CELL_SKIPPED : CELL_FAILED;
+		return -1;
 	}
-	if (a->iterations) {
-		x.spec.iterations = a->iterations;
-	} else if (calibrate(&x)) {
-		return;
+	vmstat_init(&x->vm, c->threads);
+	if (x->a->iterations) {
+		x->base.spec.iterations = x->traced.spec.iterations = x->a->iterations;
+	} else if (calibrate(x, false) || calibrate(x, true)) {
+		return -1;
 	}
-	x.spec.warmup = warmup_for(x.spec.iterations);
-	c->iterations = x.spec.iterations;
-	c->warmup = x.spec.warmup;
-	if (!cell_setup(&x)) {
-		run_reps(&x, rng);
-		tracer_teardown(&x.t);
+	x->base.spec.warmup = warmup_for(x->base.spec.iterations);
+	x->traced.spec.warmup = warmup_for(x->traced.spec.iterations);
+	c->base_iterations = x->base.spec.iterations;
+	c->base_warmup = x->base.spec.warmup;
+	c->iterations = x->traced.spec.iterations;
+	c->warmup = x->traced.spec.warmup;
+	return 0;
+}
+
+static void cell_run(struct cell *c, const struct plan_cell *pc, const struct run_args *a,
+		     const char *load_path, uint64_t deadline)
+{
+	struct cell_ctx x = { .c = c, .pc = pc, .a = a, .deadline = deadline };
+
+	cell_init(c, pc, a);
+	if (cell_prepare(&x, load_path) || cell_setup(&x))
+		return;
+	run_reps(&x);
+	snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x.t.note);
+	cell_teardown(&x);
+}
+
+static const char *end_name(enum cell_end e)
+{
+	switch (e) {
+	case END_PRECISION: return "precision reached";
+	case END_MAX_TIME:  return "time share spent";
+	case END_MAX_REPS:  return "most reps";
+	default:            return "";
 	}
 }
 
-
-static void progress_line(FILE *f, int i, int n, const struct cell *c)
+static void progress_line(FILE *f, int i, int n, const struct cell *c, bool precision)
 {
 	if (!f)
 		return;
-	fprintf(f, "[%d/%d] %-22s %-7s %2dT  %s%s%s\n", i + 1, n, c->tracer, c->workload, c->threads,
-		c->status == CELL_OK ? "ok" : c->status == CELL_SKIPPED ? "skipped" : "failed",
-		*c->reason ? ": " : "", c->reason);
+	fprintf(f, "[%d/%d] %-22s %-7s %2dT  %s", i + 1, n, c->tracer, c->workload, c->threads,
+		c->status == CELL_OK ? "ok" : c->status == CELL_SKIPPED ? "skipped" : "failed");
+	if (c->status == CELL_OK && precision)
+		fprintf(f, ", %d reps, +-%.3g%%: %s", c->nreps, c->reached_pct, end_name(c->ended_by));
+	fprintf(f, "%s%s\n", *c->reason ? ": " : "", c->reason);
 	fflush(f);
 }
 
-int runner_run(const struct run_args *a, const char *load_path, struct results *r, FILE *progress)
+int runner_run(const struct plan *p, const struct run_args *a, const char *load_path,
+	       struct results *r, FILE *progress)
 {
-	int n = 0, failed = 0;
-	uint64_t t0 = now_ns();
-	struct tt_rng rng;
+	uint64_t t0 = now_ns(), budget_end = t0 + (uint64_t)a->max_time_s * 1000000000ull;
+	int failed = 0, disturbed = 0;
 
-	rng_seed(&rng, a->seed);
-	r->cells = calloc((size_t)(a->nworkloads * a->ntracers * a->nthreads), sizeof(*r->cells));
+	r->cells = calloc((size_t)p->n + 1, sizeof(*r->cells));
 	if (!r->cells)
 		die("out of memory");
 	r->opts.reps = a->reps;
 	r->opts.run_ms = a->run_ms;
 	r->opts.iterations = a->iterations;
 	r->opts.seed = a->seed;
+	r->opts.precision = a->precision;
+	r->opts.max_time_s = a->precision > 0 ? a->max_time_s : 0;
 	snprintf(r->opts.target, sizeof(r->opts.target), "%s", a->target ? a->target : "");
 	snprintf(r->opts.tracer_cpu, sizeof(r->opts.tracer_cpu), "%s", a->tracer_cpu);
-	/* the plan first, so that progress can say "[3/24]" */
-	for (int w = 0; w < a->nworkloads; w++)
-		for (int th = 0; th < a->nthreads; th++)
-			for (int k = 0; k < a->ntracers; k++) {
-				struct cell *c = &r->cells[n];
-
-				if (a->tracers_default && !plan_fits(a, a->workloads[w], a->tracers[k]))
-					continue;
-				snprintf(c->workload, sizeof(c->workload), "%s", a->workloads[w]);
-				snprintf(c->tracer, sizeof(c->tracer), "%s", a->tracers[k]);
-				snprintf(c->target, sizeof(c->target), "%s", plan_target(a, a->workloads[w]));
-				c->threads = a->threads[th];
-				n++;
-			}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < p->n && !signals_interrupted(); i++) {
 		struct cell *c = &r->cells[i];
+		uint64_t now = now_ns();
+		/* what is left of the budget, shared fairly by the cells still to run */
+		uint64_t share = budget_end > now ? (budget_end - now) / (uint64_t)(p->n - i) : 0;
 
-		if (signals_interrupted())
-			break;
 		r->ncells = i + 1;
-		cell_run(c, a, load_path, &rng);
-		results_finish_cell(c, a->seed);
+		cell_run(c, &p->cells[i], a, load_path, now + share);
+		results_finish_cell(c, c->seed);
 		failed |= c->status == CELL_FAILED;
-		progress_line(progress, i, n, c);
+		disturbed |= c->disturbed;
+		progress_line(progress, i, p->n, c, a->precision > 0);
 	}
+	results_finish(r);
 	r->elapsed_s = (double)(now_ns() - t0) / 1e9;
+	signals_doing(NULL);
 	if (signals_interrupted())
 		return 128 + signals_interrupted();
-	return failed ? 1 : 0;
-}
-
-void results_release(struct results *r)
-{
-	for (int i = 0; i < r->ncells; i++)
-		free(r->cells[i].reps);
-	free(r->cells);
-	r->cells = NULL;
-	r->ncells = 0;
+	return failed ? EXIT_FAILED : disturbed ? EXIT_DISTURBED : EXIT_OK;
 }

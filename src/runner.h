@@ -4,16 +4,16 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "plan.h"
 #include "results.h"
 
 /*
- * Runs the plan (workloads x tracers x thread counts) into r. Returns 0 when
- * every cell ran or was skipped, 1 when a measurement failed, and 128+signal
- * when interrupted (everything torn down by then).
+ * Runs the plan's cells into r. Returns EXIT_OK when every cell ran or
+ * was skipped, EXIT_FAILED when a measurement failed, EXIT_DISTURBED when
+ * other tracing changed during a cell, and 128+signal when interrupted
+ * (everything torn down by then).
  */
-int runner_run(const struct run_args *a, const char *load_path, struct results *r,
-	       FILE *progress);
-void results_release(struct results *r);
-
+int runner_run(const struct plan *p, const struct run_args *a, const char *load_path,
+	       struct results *r, FILE *progress);
 
 #endif

@@ -238,3 +238,15 @@ static double *copy_sorted(const double *x, size_t n)
 	qsort(s, n, sizeof(*s), cmp_double);
 	return s;
 }
+
+/* A cell's own seed: FNV-1a of its identity, mixed with the run's seed. */
+uint64_t stats_seed_of(uint64_t seed, const char *identity)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct tt_rng r;
+
+	for (const unsigned char *p = (const unsigned char *)identity; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	rng_seed(&r, seed ^ h);
+	return rng_next(&r);
+}

@@ -10,7 +10,12 @@ struct summary {
 	size_t n;
 	double mean, median, stddev, min, max;
 	double ci95[2];           /* seeded percentile bootstrap of the mean */
+	double median_ci95[2];
 };
+/* TEMPORARY (stats branch replaces): */
+void stats_t_ci(const double *x, size_t n, double level, double ci[2]);
+int stats_ratio_ci(const double *num, const double *den, size_t n, double level, double ci[2]);
+double stats_t_quantile(double p, double df);
 
 double stats_mean(const double *x, size_t n);
 double stats_stddev(const double *x, size_t n);        /* sample (n-1) */
@@ -29,5 +34,7 @@ struct tt_rng { uint64_t s; };
 void rng_seed(struct tt_rng *r, uint64_t seed);
 uint64_t rng_next(struct tt_rng *r);
 uint64_t rng_below(struct tt_rng *r, uint64_t n);
+/* A seed of its own for @identity (a cell), from the run's @seed. */
+uint64_t stats_seed_of(uint64_t seed, const char *identity);
 
 #endif

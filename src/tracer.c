@@ -1,10 +1,10 @@
 /* Core side of the tracer interface: name lookup and error plumbing. */
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "tracer.h"
 
 #define FAULT_ENV "TRACETAX_FAULT"
@@ -113,13 +113,7 @@ int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall 
 
 void tracer_place_self(const struct tracer *t)
 {
-	cpu_set_t set;
-
-	if (t->tracer_cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(t->tracer_cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);	/* 0: the calling thread */
+	cpus_pin_self(t->tracer_cpu);
 }
 
 int tracer_supported(const struct tracer *t, char *reason, size_t len)

@@ -19,6 +19,13 @@ bad "invalid thread count" run --threads 0
 bad "unknown target syscall 'open'" run --target open
 bad "needs a value" run --json
 bad "unknown option" list --frob
+bad "invalid --precision" run --precision 0
+bad "is the budget of --precision" run --max-time 9
+# one hint per line: the parser's own "(see 'tracetax list')" is enough
+"$TT" run -t strace >"$TMP/out" 2>"$TMP/err"
+[ "$(grep -o "(see '" "$TMP/err" | wc -l)" = 1 ] || fail "want one hint: $(cat "$TMP/err")"
+"$TT" run --reps 0 >"$TMP/out" 2>"$TMP/err"
+grep -q "(see 'tracetax run --help')" "$TMP/err" || fail "want the --help hint: $(cat "$TMP/err")"
 [ -e "$TMP/r.json" ] && fail "a results file was written on bad input"
 "$TT" >/dev/null 2>&1; [ $? = 2 ] || fail "no command should exit 2"
 for c in "--help" "run --help" "list --help" "cleanup --help"; do

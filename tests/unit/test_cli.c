@@ -129,6 +129,31 @@ static void test_bad(void **state)
 	expect_error("unexpected argument 'extra'", "extra", NULL);
 }
 
+static void test_precision(void **state)
+{
+	struct run_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&a, err, "--precision", "3", NULL), 0);
+	assert_true(a.precision == 3);
+	assert_int_equal(a.max_time_s, CLI_DEFAULT_MAX_TIME_S);
+	assert_false(a.dry_run);
+	assert_false(a.no_wait);
+	cli_release(&a);
+	assert_int_equal(parse(&a, err, "--precision", "2.5%", "--max-time", "60", "--dry-run",
+			       "--no-wait", NULL), 0);
+	assert_true(a.precision == 2.5);
+	assert_int_equal(a.max_time_s, 60);
+	assert_true(a.dry_run);
+	assert_true(a.no_wait);
+	cli_release(&a);
+	expect_error("invalid --precision '0'", "--precision", "0");
+	expect_error("invalid --precision '3pc'", "--precision", "3pc");
+	expect_error("--max-time is the budget of --precision", "--max-time", "60");
+	expect_error("invalid --max-time '0'", "--max-time", "0");
+}
+
 static void test_help(void **state)
 {
 	struct run_args a;
@@ -147,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_full_line),
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_precision),
 		cmocka_unit_test(test_help),
 	};
 

@@ -57,6 +57,10 @@ static void fill_cell(struct cell *c, const char *tracer, enum cell_status st, c
 	c->status = st;
 	c->iterations = 1000;
 	c->warmup = 100;
+	c->base_iterations = 4000;
+	c->base_warmup = 400;
+	snprintf(c->id, sizeof(c->id), "getpid|%s|1|getpid", tracer);
+	c->seed = 7;
 }
 
 /* bpf:tp/count: 3 reps, ~25 ns per event; ptrace:all: one rep, cannot count;
@@ -119,7 +123,7 @@ static void test_json_document(void **state)
 
 	(void)state;
 	assert_string_equal(json_string_value(json_object_get(doc, "tracetax_version")), "test");
-	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
+	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 2);
 	env = json_object_get(doc, "environment");
 	assert_string_equal(json_string_value(json_object_get(env, "clocksource")), "tsc");
 	assert_int_equal(json_integer_value(json_object_get(env, "cpus")), 2);
@@ -253,10 +257,57 @@ static void test_json_file(void **state)
 	rmdir(dir);
 }
 
+/*
+ * The A/A cell (a tracer that attaches nothing) gives its workload's noise
+ * floor: the far end of its overhead CI. An overhead under it is marked, a
+ * larger one is not, and an A/A interval that misses 0 is flagged.
+ */
+static void test_noise_floor(void **state)
+{
+	static struct cell c[3];
+	static struct rep aa[4], small[4], big[4];
+	struct results r = { .cells = c, .ncells = 3 };
+	const struct noise_floor *f;
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	fill_cell(&c[0], "none", CELL_OK, "");
+	fill_cell(&c[1], "seccomp:filter", CELL_OK, "");
+	fill_cell(&c[2], "bpf:tp/count", CELL_OK, "");
+	c[0].aa = true;
+	for (int i = 0; i < 4; i++) {
+		/* A/A differences -3, +1, -2, +2: mean -0.5 */
+		aa[i] = (struct rep){ .base_ns_per_op = 100, .traced_ns_per_op = 100 + (i == 0 ? -3 : i == 1 ? 1 : i == 2 ? -2 : 2),
+				      .hits = -1, .stops = -1 };
+		small[i] = (struct rep){ .base_ns_per_op = 100, .traced_ns_per_op = 101 + 0.1 * i, .hits = -1, .stops = -1 };
+		big[i] = (struct rep){ .base_ns_per_op = 100, .traced_ns_per_op = 140 + i, .hits = -1, .stops = -1 };
+	}
+	c[0].reps = aa;
+	c[1].reps = small;
+	c[2].reps = big;
+	for (int i = 0; i < 3; i++) {
+		c[i].nreps = 4;
+		results_finish_cell(&c[i], 1);
+	}
+	results_finish(&r);
+	assert_int_equal(r.nfloors, 1);
+	f = results_floor(&r, &c[2]);
+	assert_non_null(f);
+	assert_true(f->ns == fmax(fabs(c[0].overhead.ci95[0]), fabs(c[0].overhead.ci95[1])));
+	assert_true(f->ns > 1.2 && f->ns < 40);
+	assert_false(f->excludes_zero);
+	assert_true(c[1].below_floor);
+	assert_non_null(strstr(c[1].note, "below the noise floor"));
+	assert_false(c[2].below_floor);
+	assert_false(c[0].below_floor);
+	free(r.floors);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_document),
+		cmocka_unit_test(test_noise_floor),
 		cmocka_unit_test(test_json_ok_cell),
 		cmocka_unit_test(test_json_unknowns_are_null),
 		cmocka_unit_test(test_table),
