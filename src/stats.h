@@ -24,6 +24,10 @@ void stats_bootstrap_ci(const double *x, size_t n, unsigned B, uint64_t seed, do
 void stats_summarize(const double *x, size_t n, uint64_t seed, struct summary *s);
 double stats_cv(const double *x, size_t n);            /* stddev / mean */
 
+/* Quantile of Student's t with df degrees of freedom (df > 0, not only
+ * integers; df = INFINITY is the normal). NaN for p outside [0, 1]. */
+double stats_t_quantile(double p, double df);
+
 /* splitmix64/xoshiro-style PRNG, seeded, for bootstrap and rep order */
 struct tt_rng { uint64_t s; };
 void rng_seed(struct tt_rng *r, uint64_t seed);

@@ -26,6 +26,9 @@
 	}									\
 } while (0)
 
+/* relative: quantiles span 1e-4 to 1e12 */
+#define assert_rel(a, b, rel) assert_near(a, b, (rel) * fabs(b))
+
 /* The textbook sample: sum 40, n 8, mean 5. */
 static const double classic[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
 
@@ -141,6 +144,63 @@ static void test_rng(void **state)
 	for (int i = 0; i < 7; i++)   /* expected 1000, sd ~29 */
 		assert_in_range(seen[i], 850, 1150);
 	assert_true(rng_below(&r, 1) == 0);
+}
+
+static void test_t_quantile(void **state)
+{
+	(void)state;
+	/* the brief's values (tables, R's qt) */
+	assert_rel(stats_t_quantile(0.975, 4), 2.7764451051977987, 1e-10);
+	assert_rel(stats_t_quantile(0.975, 1), 12.706204736174707, 1e-10);
+	assert_rel(stats_t_quantile(0.975, 19), 2.0930240544083096, 1e-10);
+	assert_rel(stats_t_quantile(0.975, INFINITY), 1.959963984540054, 1e-12);
+	/* df = 1e12 is not quite the normal: A&S 26.7.5's first term
+	 * (z^3 + z) / (4 df) = (7.529 + 1.960) / 4e12 = 2.37e-12 */
+	assert_near(stats_t_quantile(0.975, 1e12), 1.959963984540054 + 2.37e-12, 1e-14);
+	/* df = 1.5 has no closed form: mpmath, 40 digits, inverting
+	 * 0.5 * betainc(0.75, 0.5, 0, 1.5/(1.5+t^2)) = 0.1 */
+	assert_rel(stats_t_quantile(0.9, 1.5), 2.196398417565538, 1e-10);
+	/* df 1000, 5000, 9999 and 10000: either side of the switch to
+	 * Cornish-Fisher at 1e4 (mpmath as above) */
+	assert_rel(stats_t_quantile(0.975, 5000), 1.9604385517065075, 1e-10);
+	assert_rel(stats_t_quantile(1e-12, 1000), -7.1242289253144091, 1e-10);
+	assert_rel(stats_t_quantile(0.9, 9999), 1.2816362381983140, 1e-10);
+	assert_rel(stats_t_quantile(0.9, 10000), 1.2816362297304777, 1e-10);
+	/* the distribution's edges and nonsense in */
+	assert_true(stats_t_quantile(0.5, 3) == 0);
+	assert_true(stats_t_quantile(0, 3) == -INFINITY);
+	assert_true(stats_t_quantile(1, 3) == INFINITY);
+	assert_true(isnan(stats_t_quantile(-0.1, 3)));
+	assert_true(isnan(stats_t_quantile(1.1, 3)));
+	assert_true(isnan(stats_t_quantile(0.9, 0)));
+	assert_true(isnan(stats_t_quantile(NAN, 3)));
+	assert_true(isnan(stats_t_quantile(0.9, NAN)));
+}
+
+/* df 1, 2 and 4 have closed forms (Hill 1970): check a grid of p against
+ * them, deep tails included, and the symmetry t(1-p) = -t(p). */
+static void test_t_quantile_closed_forms(void **state)
+{
+	const double ps[] = { 1e-12, 1e-6, 0.001, 0.025, 0.1, 0.3, 0.49, 0.4999 };
+
+	(void)state;
+	for (size_t i = 0; i < N(ps); i++) {
+		double p = ps[i], a = 4 * p * (1 - p);
+		/* Cauchy: t = tan(pi (p - 1/2)) = -1/tan(pi p), the second
+		 * form free of the cancellation near p = 0 */
+		double t1 = -1 / tan(M_PI * p);
+		/* df 2: t = (2p - 1) / sqrt(2 p (1 - p)) */
+		double t2 = (2 * p - 1) / sqrt(2 * p * (1 - p));
+		/* df 4: t = -2 sqrt(cos(acos(sqrt(a)) / 3) / sqrt(a) - 1), a = 4p(1-p) */
+		double t4 = -2 * sqrt(cos(acos(sqrt(a)) / 3) / sqrt(a) - 1);
+
+		assert_rel(stats_t_quantile(p, 1), t1, 1e-10);
+		assert_rel(stats_t_quantile(p, 2), t2, 1e-10);
+		if (p <= 0.3)    /* the df 4 form cancels as a -> 1 */
+			assert_rel(stats_t_quantile(p, 4), t4, 1e-10);
+		/* 1 - p is rounded, but 1 - (1 - p) is exact (Sterbenz) */
+		assert_true(stats_t_quantile(1 - p, 4) == -stats_t_quantile(1 - (1 - p), 4));
+	}
 }
 
 static void test_bootstrap(void **state)
@@ -286,6 +346,8 @@ int main(void)
 		cmocka_unit_test(test_median_mad),
 		cmocka_unit_test(test_mad_outliers),
 		cmocka_unit_test(test_rng),
+		cmocka_unit_test(test_t_quantile),
+		cmocka_unit_test(test_t_quantile_closed_forms),
 		cmocka_unit_test(test_bootstrap),
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_finish_cell),
