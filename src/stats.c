@@ -228,6 +228,56 @@ void stats_t_ci(const double *x, size_t n, double level, double ci[2])
 }
 
 /*
+ * Fieller (1954): the set of r for which mean(num) - r mean(den) is within
+ * t standard errors of 0. The variance of that difference, from the pairs,
+ * is v11 - 2 r v12 + r^2 v22 (variances and covariance of the two means):
+ * the covariance term is why pairing helps, drift that slows both runs of a
+ * rep adds to v11 and v22 and is taken back by v12. Squared, the condition is
+ * A r^2 - 2 B r + C <= 0 with A = b^2 - t^2 v22, B = a b - t^2 v12,
+ * C = a^2 - t^2 v11. A > 0 says b / se(b) > t: the denominator is away from
+ * 0, and the set is the interval between the roots. Otherwise it is
+ * unbounded, and no pair of numbers describes it.
+ */
+int stats_ratio_ci(const double *num, const double *den, size_t n, double level,
+		   double ci[2])
+{
+	double a, b, v11 = 0, v22 = 0, v12 = 0, t2, A, B, disc;
+
+	ci[0] = ci[1] = NAN;
+	if (n == 0 || !(level > 0 && level < 1))
+		return -1;
+	a = stats_mean(num, n);
+	b = stats_mean(den, n);
+	if (!(b != 0))
+		return -1;
+	if (n == 1) {
+		ci[0] = ci[1] = a / b;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		v11 += (num[i] - a) * (num[i] - a);
+		v22 += (den[i] - b) * (den[i] - b);
+		v12 += (num[i] - a) * (den[i] - b);
+	}
+	v11 /= (double)(n - 1) * (double)n;
+	v22 /= (double)(n - 1) * (double)n;
+	v12 /= (double)(n - 1) * (double)n;
+	t2 = stats_t_quantile((1 + level) / 2, (double)(n - 1));
+	t2 *= t2;
+	A = b * b - t2 * v22;
+	if (!(A > 0))
+		return -1;
+	B = a * b - t2 * v12;
+	/* B^2 - AC, rearranged so that no two large terms cancel: for constant
+	 * samples it is exactly 0, and the interval a/b to the last bit or two */
+	disc = t2 * (b * b * v11 - 2 * a * b * v12 + a * a * v22 - t2 * (v11 * v22 - v12 * v12));
+	disc = sqrt(fmax(disc, 0));
+	ci[0] = (B - disc) / A;
+	ci[1] = (B + disc) / A;
+	return 0;
+}
+
+/*
  * The median of n reps has no standard error as simple as the mean's, so
  * its interval stays a percentile bootstrap. Its ends are sample values or
  * midpoints of two; at n = 5 it is mostly [x(1), x(5)], which holds the

@@ -32,6 +32,11 @@ void stats_t_ci(const double *x, size_t n, double level, double ci[2]);
  * deterministic for a seed. */
 void stats_bootstrap_median_ci(const double *x, size_t n, unsigned B, uint64_t seed,
 			       double ci[2]);
+/* Fieller interval of mean(num) / mean(den), num[i] and den[i] paired.
+ * -1 (ci NaN) when mean(den) is not significantly away from 0 at this
+ * level, where the set is unbounded, or when n = 0. */
+int stats_ratio_ci(const double *num, const double *den, size_t n, double level,
+		   double ci[2]);
 /* n, mean, median, stddev, min, max, t interval, bootstrap median interval */
 void stats_summarize(const double *x, size_t n, uint64_t seed, struct summary *s);
 

@@ -284,6 +284,53 @@ static void test_bootstrap_median(void **state)
 	assert_true(isnan(c[0]) && isnan(c[1]));
 }
 
+/*
+ * den = {1, 2, 3}, num = {2, 5, 5}: means b = 2, a = 4; deviations -1 0 1
+ * and -2 1 1: s_bb = 2/2 = 1, s_aa = 6/2 = 3, s_ab = 3/2; over n = 3:
+ * v22 = 1/3, v11 = 1, v12 = 1/2.
+ */
+static void test_ratio_ci(void **state)
+{
+	const double den[] = { 1, 2, 3 }, num[] = { 2, 5, 5 };
+	const double neg[] = { -1, -2, -3 };
+	const double flat[] = { 2, 2, 2, 2, 2, 2, 2, 2 };
+	double ci[2], t[2];
+
+	(void)state;
+	/* level 0.5: t^2 = 2/3 (above). A = 4 - (2/3)(1/3) = 34/9,
+	 * B = 8 - (2/3)(1/2) = 23/3, C = 16 - (2/3) 1 = 46/3;
+	 * B^2 - AC = 529/9 - 1564/27 = 23/27;
+	 * roots (23/3 -+ sqrt(23/27)) / (34/9) = 1.7850992981494684, 2.2737242312622963 */
+	assert_int_equal(stats_ratio_ci(num, den, 3, 0.5, ci), 0);
+	assert_near(ci[0], 1.7850992981494684, EPS);
+	assert_near(ci[1], 2.2737242312622963, EPS);
+	/* a denominator significantly below 0 is as good: the ratio flips */
+	assert_int_equal(stats_ratio_ci(num, neg, 3, 0.5, t), 0);
+	assert_near(t[0], -ci[1], EPS);
+	assert_near(t[1], -ci[0], EPS);
+	/* level 0.95: t^2 = 18.51, A = 4 - 18.51/3 < 0: mean(den) = 2 is
+	 * within t standard errors (sqrt(1/3)) of 0, the set is unbounded */
+	assert_int_equal(stats_ratio_ci(num, den, 3, 0.95, ci), -1);
+	assert_true(isnan(ci[0]) && isnan(ci[1]));
+	/* a constant denominator: Fieller is the t interval of num, over 2 */
+	assert_int_equal(stats_ratio_ci(classic, flat, 8, 0.95, ci), 0);
+	stats_t_ci(classic, 8, 0.95, t);
+	assert_near(ci[0], t[0] / 2, EPS);
+	assert_near(ci[1], t[1] / 2, EPS);
+	/* no spread on either side: the ratio itself */
+	assert_int_equal(stats_ratio_ci(flat, flat, 8, 0.95, ci), 0);
+	assert_near(ci[0], 1, 1e-15);
+	assert_near(ci[1], 1, 1e-15);
+	/* one pair: its ratio; none, or a zero mean: -1 and NaN */
+	assert_int_equal(stats_ratio_ci(num, den, 1, 0.95, ci), 0);
+	assert_true(ci[0] == 2 && ci[1] == 2);
+	assert_int_equal(stats_ratio_ci(num, den, 0, 0.95, ci), -1);
+	assert_true(isnan(ci[0]));
+	t[0] = -1, t[1] = 1;
+	assert_int_equal(stats_ratio_ci(num, t, 2, 0.95, ci), -1);
+	assert_true(isnan(ci[0]) && isnan(ci[1]));
+}
+
 static void test_summarize(void **state)
 {
 	struct summary s;
@@ -395,6 +442,37 @@ static void test_coverage_mean(void **state)
 	}
 }
 
+/* base ~ N(100, 5), traced = 1.3 base + N(0, 5): the true ratio of the
+ * means is 130/100, and the pairs are correlated (rho = 0.79), as a rep's
+ * two runs are when the machine's speed drifts. */
+static void test_coverage_ratio(void **state)
+{
+	const size_t ns[] = { 5, 20 };
+
+	(void)state;
+	for (size_t k = 0; k < N(ns); k++) {
+		double base[20], traced[20], ci[2];
+		struct tt_rng r;
+		int hit = 0, unbounded = 0;
+
+		rng_seed(&r, 200 + k);
+		for (int s = 0; s < COVERAGE_SAMPLES; s++) {
+			for (size_t i = 0; i < ns[k]; i++) {
+				base[i] = 100 + 5 * rng_normal(&r);
+				traced[i] = 1.3 * base[i] + 5 * rng_normal(&r);
+			}
+			if (stats_ratio_ci(traced, base, ns[k], 0.95, ci) < 0)
+				unbounded++;
+			else
+				hit += ci[0] <= 1.3 && 1.3 <= ci[1];
+		}
+		print_message("coverage of the ratio's Fieller interval, n = %zu: %.2f%%\n",
+			      ns[k], 100.0 * hit / COVERAGE_SAMPLES);
+		assert_int_equal(unbounded, 0);
+		assert_near(100.0 * hit / COVERAGE_SAMPLES, 95, 1.5);
+	}
+}
+
 /* A cell of 5 reps; base 100 each, traced 120 except one 200 (an outlier). */
 static void test_finish_cell(void **state)
 {
@@ -495,9 +573,11 @@ int main(void)
 		cmocka_unit_test(test_t_quantile_closed_forms),
 		cmocka_unit_test(test_t_ci),
 		cmocka_unit_test(test_bootstrap_median),
+		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_rng_uniform_normal),
 		cmocka_unit_test(test_coverage_mean),
+		cmocka_unit_test(test_coverage_ratio),
 		cmocka_unit_test(test_finish_cell),
 		cmocka_unit_test(test_finish_cell_noise),
 		cmocka_unit_test(test_finish_cell_empty),
