@@ -198,6 +198,24 @@ double rng_normal(struct tt_rng *r)
 }
 
 /*
+ * FNV-1a folds the identity into 64 bits, but a change in its last bytes
+ * moves mostly the upper bits; the finaliser then spreads any change over
+ * all 64, so neighbouring identities ("getpid|none|1|getpid", "...|2|...")
+ * get unrelated streams. The run's seed goes through the finaliser first,
+ * so that seeds 1 and 2 are not neighbours either.
+ */
+uint64_t stats_seed_of(uint64_t seed, const char *identity)
+{
+	uint64_t h = 0xcbf29ce484222325ull;          /* FNV-1a 64 offset basis */
+
+	for (const unsigned char *c = (const unsigned char *)identity; c && *c; c++) {
+		h ^= *c;
+		h *= 0x100000001b3ull;               /* FNV 64 prime */
+	}
+	return mix64(h ^ mix64(seed + GOLDEN_GAMMA));
+}
+
+/*
  * Student's t on the per-rep values (the paired differences, for an
  * overhead). It replaced the percentile bootstrap of the mean, which at
  * n = 5 is about 1.75 s/sqrt(n) wide against t's 2.78 s/sqrt(n), and in

@@ -40,6 +40,10 @@ int stats_ratio_ci(const double *num, const double *den, size_t n, double level,
 /* n, mean, median, stddev, min, max, t interval, bootstrap median interval */
 void stats_summarize(const double *x, size_t n, uint64_t seed, struct summary *s);
 
+/* A seed of its own for one cell: the run's seed mixed with the cell's
+ * identity string, so adding a cell does not move another's stream. */
+uint64_t stats_seed_of(uint64_t seed, const char *identity);
+
 /* splitmix64 PRNG, seeded, for bootstrap and rep order */
 struct tt_rng { uint64_t s; };
 void rng_seed(struct tt_rng *r, uint64_t seed);

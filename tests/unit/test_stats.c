@@ -378,6 +378,60 @@ static void test_rng_uniform_normal(void **state)
 	assert_near(sum2 / 100000, 1, 0.03);
 }
 
+static int popcount64(uint64_t v)
+{
+	return __builtin_popcountll(v);
+}
+
+static void test_seed_of(void **state)
+{
+	struct tt_rng r;
+	char id[64], other[64];
+	uint64_t seeds[500];
+	long flips = 0, pairs = 0;
+
+	(void)state;
+	/* FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c (the published test vector);
+	 * finalise(seed + golden gamma) for seed 0 is splitmix64's first output
+	 * 0xe220a8397b1dcdaf; the result is finalise(their xor), which a
+	 * generator seeded one gamma below returns as its next value */
+	rng_seed(&r, (0xaf63dc4c8601ec8cull ^ 0xe220a8397b1dcdafull) - 0x9e3779b97f4a7c15ull);
+	assert_true(stats_seed_of(0, "a") == rng_next(&r));
+	assert_true(stats_seed_of(1, "getpid|bpf:tp/count|1|getpid") ==
+		    stats_seed_of(1, "getpid|bpf:tp/count|1|getpid"));
+	assert_true(stats_seed_of(1, "getpid|bpf:tp/count|1|getpid") !=
+		    stats_seed_of(2, "getpid|bpf:tp/count|1|getpid"));
+	assert_true(stats_seed_of(1, NULL) == stats_seed_of(1, ""));
+	/* 500 neighbouring identities: no two alike */
+	for (int i = 0; i < 500; i++) {
+		snprintf(id, sizeof(id), "getpid|bpf:tp/count|%d|getpid", i);
+		seeds[i] = stats_seed_of(1, id);
+		for (int j = 0; j < i; j++)
+			assert_true(seeds[i] != seeds[j]);
+	}
+	/* one character changed anywhere, the last included: each of the 64
+	 * bits flips with probability 1/2, so 32 on average (sd 4 per pair,
+	 * 0.07 over 3300 pairs) */
+	for (int i = 0; i < 100; i++) {
+		int len = snprintf(id, sizeof(id), "getpid|ftrace:syscall|%d|close", i);
+
+		for (int pos = 0; pos < len; pos++) {
+			memcpy(other, id, (size_t)len + 1);
+			other[pos] ^= 1 << (pos % 7);
+			flips += popcount64(stats_seed_of(42, id) ^ stats_seed_of(42, other));
+			pairs++;
+		}
+	}
+	print_message("seed_of: %.2f of 64 bits flip per one-character change\n",
+		      (double)flips / (double)pairs);
+	assert_near((double)flips / (double)pairs, 32, 0.5);
+	/* and neighbouring run seeds */
+	flips = 0;
+	for (uint64_t seed = 0; seed < 1000; seed++)
+		flips += popcount64(stats_seed_of(seed, "x") ^ stats_seed_of(seed + 1, "x"));
+	assert_near((double)flips / 1000, 32, 0.5);
+}
+
 /*
  * Coverage: how often the 95% interval of the mean holds the true mean, over
  * COVERAGE_SAMPLES simulated cells (binomial sd 0.22 points at 95%).
@@ -576,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_rng_uniform_normal),
+		cmocka_unit_test(test_seed_of),
 		cmocka_unit_test(test_coverage_mean),
 		cmocka_unit_test(test_coverage_ratio),
 		cmocka_unit_test(test_finish_cell),
