@@ -222,8 +222,9 @@ uint64_t stats_seed_of(uint64_t seed, const char *identity)
  * simulation covered the true mean 82-83% of the time, not 95%. Johnson's
  * (1978) skewness-corrected t did not earn its place: its first-order form
  * moved coverage by 0.1 point at most; the full one gained 0.2-0.8 points
- * at n = 20 on data of skewness 0.5-1, but lost 0.9-1.9 at n = 5, normal
- * data included, where five values say little about a third moment.
+ * at n = 20 on gamma and lognormal data of skewness 0.5-1, but lost 0.9-1.9
+ * at n = 5, normal data included: five values say little about a third
+ * moment.
  * docs/method.md §5 has the figures.
  */
 void stats_t_ci(const double *x, size_t n, double level, double ci[2])
@@ -298,10 +299,11 @@ int stats_ratio_ci(const double *num, const double *den, size_t n, double level,
 /*
  * The median of n reps has no standard error as simple as the mean's, so
  * its interval stays a percentile bootstrap. Its ends are sample values or
- * midpoints of two; at n = 5 it is mostly [x(1), x(5)], which holds the
- * true median 1 - 2/2^5 = 93.75% of the time. In simulation it covered
- * 93-94% at n = 5 to 20, on heavy-tailed data too, where the mean's t
- * interval does not keep its 95% (docs/method.md §5).
+ * midpoints of two; at n = 5 it is always [x(1), x(5)] (a resample's
+ * median is x(1) with probability 5.8% > 2.5%), which holds the true
+ * median 1 - 2/2^5 = 93.75% of the time. In simulation it covered 93-94%
+ * at n = 5 to 20, on heavy-tailed data too, where the mean's t interval
+ * does not keep its 95% (docs/method.md §5).
  */
 /*
  * The median of one resample of sorted s, in O(n) without sorting it: count

@@ -153,7 +153,7 @@ static const double three[] = { 1, 2, 6 };
 static void test_t_quantile(void **state)
 {
 	(void)state;
-	/* the brief's values (tables, R's qt) */
+	/* published values (R's qt) */
 	assert_rel(stats_t_quantile(0.975, 4), 2.7764451051977987, 1e-10);
 	assert_rel(stats_t_quantile(0.975, 1), 12.706204736174707, 1e-10);
 	assert_rel(stats_t_quantile(0.975, 19), 2.0930240544083096, 1e-10);
@@ -222,8 +222,8 @@ static void test_t_ci(void **state)
 	stats_t_ci(three, 3, 0.95, ci);
 	assert_near(ci[0], 3 - 6.5724106077284305, EPS);
 	assert_near(ci[1], 3 + 6.5724106077284305, EPS);
-	/* classic: 5 -+ t_{0.975,7} (mpmath as in test_t_quantile) 2.3646242515927847 * 2.138089935299395 / sqrt(8)
-	 * = 5 -+ 1.7874879182362104 */
+	/* classic: 5 -+ t_{0.975,7} * s / sqrt(8), t_{0.975,7} = 2.3646242515927847
+	 * (mpmath, as in test_t_quantile): 5 -+ 1.7874879182362104 */
 	stats_t_ci(classic, N(classic), 0.95, ci);
 	assert_near(ci[0], 5 - 1.7874879182362104, EPS);
 	assert_near(ci[1], 5 + 1.7874879182362104, EPS);
@@ -243,36 +243,43 @@ static void test_t_ci(void **state)
 
 static void test_bootstrap_median(void **state)
 {
+	const double two[] = { 2, 1 }, tri[] = { 3, 1, 2 }, five[] = { 7, 3, 9, 4, 5 };
 	double x[100], a[2], b[2], c[2], k[10], one = 3.5;
+	int moved = 0;
 
 	(void)state;
 	/* {1, 2, 3}: a resample's median is 1 when two or three draws are 1,
 	 * 3 (1/3)^2 (2/3) + (1/3)^3 = 7/27 = 26% of resamples; 3 likewise;
-	 * both far above 2.5%, so the interval is [1, 3] */
-	stats_bootstrap_median_ci(three, 2, 1000, 1, c);      /* {1, 2}: same, [1, 2] */
-	assert_true(c[0] == 1 && c[1] == 2);
-	k[0] = 3, k[1] = 1, k[2] = 2;
-	stats_bootstrap_median_ci(k, 3, 1000, 1, c);
+	 * both far above 2.5%, so the interval is [1, 3]. {1, 2}: [1, 2]. */
+	stats_bootstrap_median_ci(tri, 3, 1000, 1, c);
 	assert_true(c[0] == 1 && c[1] == 3);
+	stats_bootstrap_median_ci(two, 2, 1000, 1, c);
+	assert_true(c[0] == 1 && c[1] == 2);
+	/* n = 5: the median is the minimum when 3 or more of 5 draws are:
+	 * 10 (1/5)^3 (4/5)^2 + 5 (1/5)^4 (4/5) + (1/5)^5 = 5.8% > 2.5%, so the
+	 * interval is the range, whatever the seed */
+	for (uint64_t seed = 1; seed < 4; seed++) {
+		stats_bootstrap_median_ci(five, 5, 10000, seed, c);
+		assert_true(c[0] == 3 && c[1] == 9);
+	}
+	/* 1..100: the distribution-free 95% interval of the median is
+	 * [x(40), x(61)] (Binomial(100, 1/2): P(X <= 39) = 0.018); the
+	 * bootstrap's ends land within a rank or two of it */
 	for (int i = 0; i < 100; i++)
 		x[i] = i + 1;
 	stats_bootstrap_median_ci(x, 100, 4000, 7, a);
+	assert_true(a[0] >= 38 && a[0] <= 42);
+	assert_true(a[1] >= 59 && a[1] <= 63);
+	/* deterministic per seed; other seeds move the ends, though not
+	 * always, since resampled medians are multiples of 0.5 */
 	stats_bootstrap_median_ci(x, 100, 4000, 7, b);
-	/* deterministic per seed; other seeds move the ends (medians of
-	 * 1..100 are multiples of 0.5, so some seeds give the same) */
 	assert_true(a[0] == b[0] && a[1] == b[1]);
-	int moved = 0;
 	stats_bootstrap_median_ci(x, 20, 500, 7, b);
 	for (uint64_t seed = 8; seed < 18; seed++) {
 		stats_bootstrap_median_ci(x, 20, 500, seed, c);
 		moved += b[0] != c[0] || b[1] != c[1];
 	}
 	assert_true(moved > 0);
-	/* 1..100: the distribution-free 95% interval of the median is
-	 * [x(40), x(61)] (Binomial(100, 1/2): P(X <= 39) = 0.018); the
-	 * bootstrap's ends land within a rank or two of it */
-	assert_in_range(a[0], 38, 42);
-	assert_in_range(a[1], 59, 63);
 	/* a constant sample has no spread to resample */
 	for (int i = 0; i < 10; i++)
 		k[i] = 0.1;
