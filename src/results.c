@@ -133,8 +133,11 @@ static void write_note(struct cell *c)
 			 (long long)c->hits, (long long)c->events);
 	if (c->lost > 0)
 		note_add(c, "lost %lld events", (long long)c->lost);
+	/* the mean's interval does not hold 95% when reps are hit: quote the median too */
 	if (c->outliers > 0)
-		note_add(c, "%d outlier rep%s", c->outliers, c->outliers == 1 ? "" : "s");
+		note_add(c, "%d outlier rep%s: median %.4g [%.4g, %.4g]", c->outliers,
+			 c->outliers == 1 ? "" : "s", c->overhead.median, c->overhead.median_ci95[0],
+			 c->overhead.median_ci95[1]);
 	if (c->precision_pct > 0 && c->ended_by != END_PRECISION)
 		note_add(c, "precision %.3g%% not reached (%.3g%% after %d reps)", c->precision_pct,
 			 c->reached_pct, c->nreps);
