@@ -1,5 +1,19 @@
 # tracetax build. `make run` and `make check` install what is missing first.
 # V=1 shows full command lines. SAN=1 builds an ASan/UBSan variant in build-san/.
+# NO_DEPS_CHECK=1 builds without asking dpkg for the packages (libraries
+# built from source).
+
+# Without its packages a build stops at the first missing header or at a
+# pkg-config error that names neither: name the packages first. Not for the
+# goals that install them (deps; run, check and asan call deps before they
+# build) or need none (clean).
+ifeq ($(NO_DEPS_CHECK),)
+ifneq ($(filter-out deps run check asan clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
+$(error run 'make deps' as root to install them)
+endif
+endif
+endif
 
 CC      ?= gcc
 CLANG   ?= clang

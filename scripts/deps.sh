@@ -1,22 +1,59 @@
 #!/bin/sh
 # Install the Debian packages tracetax needs to build and test, when missing.
 # As root: apt-get installs them. Otherwise: names them exactly and fails.
+#
+# --check: install nothing; name the missing packages of the build (not of
+# the tests) on stderr and exit 1 if there are any. The Makefile runs it
+# before every build, so it must stay cheap: one dpkg-query for them all.
 set -eu
 
 BUILD="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
 systemtap-sdt-dev"
-# What the tests use besides the build: JSON checks and process checks.
-TOOLS="python3 python3-jsonschema procps"
+# What the tests use besides the build: JSON checks, process checks, and
+# setpriv to run the unprivileged part as nobody.
+TOOLS="python3 python3-jsonschema procps util-linux"
 
-missing=""
-for p in $BUILD $TOOLS; do
-	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	case "$st" in
-	*"install ok installed"*) ;;
-	*) missing="$missing $p" ;;
-	esac
-done
+# missing_packages PKG...: those of PKG that dpkg does not have installed.
+# dpkg-query names only the packages it knows, and complains about the
+# others on stderr: whatever it does not report installed is missing.
+missing_packages() {
+	installed=" $(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null |
+		sed -n 's/^\([^ :]*\).* install ok installed$/\1/p' | tr '\n' ' ') "
+	for p in "$@"; do
+		case "$installed" in *" $p "*) ;; *) printf ' %s' "$p" ;; esac
+	done
+}
+
+# Without dpkg (not Debian) the package names mean nothing: name the tools
+# and pkg-config modules of the build instead.
+missing_tools() {
+	for c in make cc clang bpftool pkg-config; do
+		command -v "$c" >/dev/null 2>&1 || printf ' %s' "$c"
+	done
+	command -v pkg-config >/dev/null 2>&1 || return 0
+	for m in libbpf libtracefs libtraceevent jansson; do
+		pkg-config --exists "$m" || printf ' pkg-config:%s' "$m"
+	done
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	missing=$(missing_tools)
+	[ -z "$missing" ] && exit 0
+	echo "tracetax: missing build tools:$missing (no dpkg here: install them yourself)" >&2
+	exit 1
+fi
+
+if [ "${1:-}" = --check ]; then
+	# shellcheck disable=SC2086
+	missing=$(missing_packages $BUILD)
+	[ -z "$missing" ] && exit 0
+	echo "tracetax: missing build packages:$missing" >&2
+	exit 1
+fi
+
+# shellcheck disable=SC2086
+missing=$(missing_packages $BUILD $TOOLS)
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then

@@ -39,7 +39,12 @@ def main(argv):
     except ImportError:
         fail("cannot validate: python3 module 'jsonschema' not installed")
     doc = load(argv[1], "document")
-    schema = load(argv[2] if len(argv) == 3 else DEFAULT_SCHEMA, "schema")
+    schema_path = argv[2] if len(argv) == 3 else DEFAULT_SCHEMA
+    schema = load(schema_path, "schema")
+    # Swapped arguments validated the schema against the document, and
+    # passed: almost anything is a valid schema. Ours says what it is.
+    if not isinstance(schema, dict) or "$schema" not in schema:
+        fail(f"'{schema_path}' is not a JSON schema: no '$schema' (usage: FILE [SCHEMA])")
     cls = jsonschema.validators.validator_for(schema)
     try:
         cls.check_schema(schema)

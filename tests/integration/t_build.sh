@@ -1,0 +1,75 @@
+# A build on a machine without its packages names them and points at
+# `make deps`, before any compiler runs. Nothing is uninstalled: a fake
+# dpkg-query on PATH hides the packages named in $FAKE_MISSING.
+. "$(dirname "$0")/lib.sh"
+DPKG=$(command -v dpkg-query) || skip "no dpkg-query: not a Debian system"
+# the outer `make check` would hand its jobserver and variables down
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
+mkdir "$TMP/bin"
+cat >"$TMP/bin/dpkg-query" <<EOF
+#!/bin/bash
+# dpkg-query, as if the packages in \$FAKE_MISSING were not installed
+args=() rc=0
+for a in "\$@"; do
+	if [[ " \$FAKE_MISSING " == *" \$a "* ]]; then
+		echo "dpkg-query: no packages found matching \$a" >&2; rc=1
+	else
+		args+=("\$a")
+	fi
+done
+"$DPKG" "\${args[@]}" || exit
+exit \$rc
+EOF
+# the install path must never get this far: deps.sh runs as "not root"
+cat >"$TMP/bin/id" <<EOF
+#!/bin/sh
+[ "\$1" = -u ] && echo 1000 && exit
+exec $(command -v id) "\$@"
+EOF
+cat >"$TMP/bin/apt-get" <<'EOF'
+#!/bin/sh
+echo "apt-get called: $*"; exit 1
+EOF
+chmod +x "$TMP/bin"/*
+fake() { PATH="$TMP/bin:$PATH" FAKE_MISSING="$1" "${@:2}"; }
+
+# the check itself: exactly the missing build packages, exit 1
+fake "clang libbpf-dev" scripts/deps.sh --check >"$TMP/out" 2>&1 && fail "deps.sh --check passed with packages missing"
+[ "$(cat "$TMP/out")" = "tracetax: missing build packages: clang libbpf-dev" ] ||
+	fail "deps.sh --check said: $(cat "$TMP/out")"
+fake "" scripts/deps.sh --check >"$TMP/out" 2>&1 || fail "deps.sh --check failed with nothing missing: $(cat "$TMP/out")"
+[ -s "$TMP/out" ] && fail "deps.sh --check with nothing missing said: $(cat "$TMP/out")"
+# what only the tests use does not stop a build
+fake "python3-jsonschema" scripts/deps.sh --check >"$TMP/out" 2>&1 ||
+	fail "deps.sh --check failed for a test-only package: $(cat "$TMP/out")"
+
+# `make`: the packages and the hint, and nothing else (no compiler ran)
+fake "clang libbpf-dev" make -n >"$TMP/out" 2>&1 && fail "make -n passed with packages missing: $(cat "$TMP/out")"
+echo "--- make, clang and libbpf-dev missing:"; cat "$TMP/out"
+sed -n 1p "$TMP/out" | grep -qx "tracetax: missing build packages: clang libbpf-dev" || fail "first line names the packages"
+sed -n 2p "$TMP/out" | grep -qE "^Makefile:[0-9]+: \*\*\* run 'make deps' as root to install them\.  Stop\.$" ||
+	fail "second line points at 'make deps'"
+[ "$(wc -l <"$TMP/out")" = 2 ] || fail "make said more than the packages and the hint"
+fake "clang" make -n build/tracetax >/dev/null 2>&1 && fail "make -n build/tracetax passed with clang missing"
+# the goals that install packages or need none still run
+for goal in clean deps; do
+	fake "clang" make -n "$goal" >"$TMP/out" 2>&1 || fail "make -n $goal blocked by the check: $(cat "$TMP/out")"
+done
+fake "clang" make -n NO_DEPS_CHECK=1 >"$TMP/out" 2>&1 || fail "NO_DEPS_CHECK=1 still checks: $(tail -3 "$TMP/out")"
+fake "" make -n >"$TMP/out" 2>&1 || fail "make -n fails with nothing missing: $(tail -3 "$TMP/out")"
+
+# not root: the missing packages of the build and tests, and how to install them
+fake "clang python3-jsonschema" scripts/deps.sh >"$TMP/out" 2>&1 && fail "deps.sh passed with packages missing, not root"
+echo "--- make deps, not root:"; cat "$TMP/out"
+grep -qx "tracetax: missing packages: clang python3-jsonschema" "$TMP/out" || fail "deps.sh, not root: no list"
+grep -qx "tracetax: run as root, or: sudo apt-get install clang python3-jsonschema" "$TMP/out" ||
+	fail "deps.sh, not root: no install line"
+
+# no dpkg at all: the tools the build runs, by their names
+mkdir "$TMP/nodpkg"
+for c in sed tr id make pkg-config; do ln -s "$(command -v "$c")" "$TMP/nodpkg/$c"; done
+PATH="$TMP/nodpkg" scripts/deps.sh --check >"$TMP/out" 2>&1 && fail "deps.sh --check passed without clang, no dpkg"
+echo "--- deps.sh --check, no dpkg, no cc, clang or bpftool:"; cat "$TMP/out"
+grep -q "missing build tools: cc clang bpftool " "$TMP/out" || fail "no dpkg: tools not named"
+exit 0
