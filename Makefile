@@ -81,9 +81,10 @@ $(B)/libtracetax-target.so: src/load/target.c
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -fPIC -shared -o $@ $<
 
-$(B)/libtracetax-preload.so: $(PRELOAD_SRCS)
+# Its interposers come from the workload registry.
+$(B)/libtracetax-preload.so: $(PRELOAD_SRCS) src/load/workloads.def src/load/workloads.h
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $^ -ldl
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $(PRELOAD_SRCS) -ldl
 
 $(B)/%.o: %.c | $(BPF_SKELS)
 	@mkdir -p $(@D)

@@ -3,18 +3,10 @@
 
 #include "syscalls.h"
 
-/*
- * The syscalls workloads make and --target may name. stat(2) is the old
- * SYS_stat, whose tracepoint the kernel calls sys_enter_newstat.
- */
+/* The syscalls workloads make and --target may name: WL_SYSCALL lines. */
 const struct tt_syscall tt_syscalls[] = {
-	{ "getpid",  SYS_getpid,  "sys_enter_getpid" },
-	{ "getuid",  SYS_getuid,  "sys_enter_getuid" },
-	{ "getppid", SYS_getppid, "sys_enter_getppid" },
-	{ "close",   SYS_close,   "sys_enter_close" },
-	{ "stat",    SYS_stat,    "sys_enter_newstat" },
-	{ "getgid",  SYS_getgid,  "sys_enter_getgid" },
-	{ "newfstatat", SYS_newfstatat, "sys_enter_newfstatat" },
+#define WL_SYSCALL(name, event) { #name, SYS_##name, event },
+#include "load/workloads.def"
 	{ NULL, 0, NULL },
 };
 

@@ -1,18 +1,11 @@
 /*
- * The hot loops. Syscall workloads make each call through syscall(2), not a
- * libc wrapper (glibc once cached getpid(); a wrapper may pick another
- * syscall, as stat() -> newfstatat does); the -libc ones call the wrapper on
- * purpose, to have something to interpose. Every result is checked: a call a
- * filter turned into ENOSYS is not the event we meant.
- *
- * Each loop comes twice: plain, and recording every op itself the way inline
- * instrumentation does (TSC + thread id into a per-thread buffer) -- the
- * floor any tracer can reach.
+ * The hot loops, one pair per WORKLOAD in workloads.def: plain, and
+ * recording every op itself the way inline instrumentation does (TSC +
+ * thread id into a per-thread buffer) -- the floor any tracer can reach.
  */
 #define _SDT_HAS_SEMAPHORES 1
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/sdt.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -70,8 +63,8 @@ static inline __attribute__((always_inline)) void inline_record(void)
 	r->seq = (uint32_t)nrec++;
 }
 
-/* Generates loop_<name> and loop_<name>_inline from one op. */
-#define LOOPS(id, setup, pre, ok)						\
+/* Generates loop_<id> and loop_<id>_inline from one op. */
+#define WORKLOAD(id, name, sc, fn, lib, usdt, summary, setup, pre, ok)		\
 static __attribute__((noinline)) uint64_t loop_##id(uint64_t n)		\
 {									\
 	uint64_t bad = 0;						\
@@ -93,36 +86,15 @@ static __attribute__((noinline)) uint64_t loop_##id##_inline(uint64_t n)	\
 	}								\
 	return bad;							\
 }
+#include "workloads.def"
 
-LOOPS(getpid, long pid = load_pid, , syscall(SYS_getpid) == pid)
-LOOPS(getuid, long uid = load_uid, , syscall(SYS_getuid) == uid)
-LOOPS(close, , , syscall(SYS_close, 1000) == -1 && errno == EBADF)
-LOOPS(stat, struct stat st, , syscall(SYS_stat, "/tmp", &st) == 0)
-LOOPS(getpid_libc, pid_t pid = (pid_t)load_pid, , getpid() == pid)
-LOOPS(close_libc, , , close(1000) == -1 && errno == EBADF)
-LOOPS(stat_libc, struct stat st, , stat("/tmp", &st) == 0)
-LOOPS(func, , , tt_func((int)i) == (int)i + 1)
-/* The same call site with a USDT probe: disabled, it costs a semaphore test. */
-LOOPS(func_usdt, , if (tracetax_func_semaphore) STAP_PROBE1(tracetax, func, i),
-      tt_func((int)i) == (int)i + 1)
-
+/* In the order of workloads[]: both come from workloads.def. */
 static const struct loops table[] = {
-	{ "getpid", loop_getpid, loop_getpid_inline },
-	{ "getuid", loop_getuid, loop_getuid_inline },
-	{ "close", loop_close, loop_close_inline },
-	{ "stat", loop_stat, loop_stat_inline },
-	{ "getpid-libc", loop_getpid_libc, loop_getpid_libc_inline },
-	{ "close-libc", loop_close_libc, loop_close_libc_inline },
-	{ "stat-libc", loop_stat_libc, loop_stat_libc_inline },
-	{ "func", loop_func, loop_func_inline },
-	{ "func-usdt", loop_func_usdt, loop_func_usdt_inline },
-	{ NULL, NULL, NULL },
+#define WORKLOAD(id, ...) { loop_##id, loop_##id##_inline },
+#include "workloads.def"
 };
 
-const struct loops *loops_find(const char *name)
+const struct loops *loops_of(const struct workload *w)
 {
-	for (const struct loops *l = table; l->name; l++)
-		if (!strcmp(l->name, name))
-			return l;
-	return NULL;
+	return &table[w - workloads];
 }

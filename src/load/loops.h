@@ -3,11 +3,12 @@
 
 #include <stdint.h>
 
+#include "workloads.h"
+
 /* Runs n ops of a workload; returns how many did not give the expected result. */
 typedef uint64_t (*loop_fn)(uint64_t n);
 
 struct loops {
-	const char *name;
 	loop_fn plain;
 	loop_fn inline_rec;   /* the same loop, recording each op itself (the inline tracer) */
 };
@@ -15,7 +16,8 @@ struct loops {
 /* Takes the expected pid and uid once, before the workload says it is ready. */
 void loops_init(void);
 extern long load_pid;
-const struct loops *loops_find(const char *name);
+/* The loops of a workload from workloads[] (workload_find). */
+const struct loops *loops_of(const struct workload *w);
 /* Per-thread record buffer of the inline tracer; records made by this thread. */
 int inline_thread_init(void);
 uint64_t inline_thread_records(void);

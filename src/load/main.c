@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 		default: exit(2);
 		}
 	}
-	loop = inline_mode ? loops_find(wl->name)->inline_rec : loops_find(wl->name)->plain;
+	loop = inline_mode ? loops_of(wl)->inline_rec : loops_of(wl)->plain;
 	loops_init();
 	ncpus = allowed_cpus(cpus, 1024);
 	w = calloc((size_t)nthreads, sizeof(*w));

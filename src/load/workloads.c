@@ -1,19 +1,38 @@
 /* The workload table, shared by tracetax (names, what to hook) and the load. */
+#include <stddef.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "workloads.h"
 
+/*
+ * Each workload's syscall and function must have their own line in
+ * workloads.def, and its lib must be its function's: a typo or a workload
+ * left outside an #ifdef its syscall needs fails to compile here.
+ */
+enum {
+#define WL_SYSCALL(name, event) WL_SYSCALL_LISTED_##name,
+#include "workloads.def"
+	WL_SYSCALL_LISTED_,	/* an empty syscall column: none */
+};
+enum {
+#define WL_FUNC(name, lib, ...) WL_FUNC_LIB_##name = lib,
+#include "workloads.def"
+	WL_FUNC_LIB_ = WL_NONE,	/* an empty func column: none */
+};
+#define WORKLOAD(id, name, sc, fn, lib, ...)					\
+	_Static_assert(WL_SYSCALL_LISTED_##sc >= 0, "only names the syscall");	\
+	_Static_assert((int)WL_FUNC_LIB_##fn == (int)(lib),			\
+		       "workload '" name "': lib is not its function's");
+#include "workloads.def"
+
+/* The name in a syscall or func column; NULL for an empty one. */
+#define WL_NAME(x) (sizeof(#x) > 1 ? #x : NULL)
+
 const struct workload workloads[] = {
-	{ "getpid", "getpid", NULL, WL_NONE, NULL, "syscall(SYS_getpid): the minimal syscall" },
-	{ "getuid", "getuid", NULL, WL_NONE, NULL, "syscall(SYS_getuid): the ftrace/ktrace benchmark" },
-	{ "close", "close", NULL, WL_NONE, NULL, "syscall(SYS_close, 1000) -> EBADF: the utrace/kprobes benchmark" },
-	{ "stat", "stat", NULL, WL_NONE, NULL, "syscall(SYS_stat, \"/tmp\"): the bpftrace/strace post" },
-	{ "getpid-libc", "getpid", "getpid", WL_LIBC, NULL, "getpid() through libc: something to interpose" },
-	{ "close-libc", "close", "close", WL_LIBC, NULL, "close(1000) through libc" },
-	{ "stat-libc", "newfstatat", "stat", WL_LIBC, NULL, "stat(\"/tmp\") through libc (glibc makes it newfstatat)" },
-	{ "func", NULL, "tt_func", WL_TARGET, NULL, "a call of a non-inlined function: the user-probe target" },
-	{ "func-usdt", NULL, "tt_func", WL_TARGET, TT_USDT_PROVIDER ":" TT_USDT_NAME,
-	  "the same call, behind a USDT probe with a semaphore" },
+#define WORKLOAD(id, name, sc, fn, lib, usdt, summary, ...)				\
+	{ name, WL_NAME(sc), WL_NAME(fn), lib, usdt, summary },
+#include "workloads.def"
 	{ NULL, NULL, NULL, WL_NONE, NULL, NULL },
 };
 

@@ -1,6 +1,7 @@
 /*
  * libtracetax-preload.so: the `preload` tracer's LD_PRELOAD interposer. It
- * defines getpid, close, stat and tt_func; the dynamic linker binds the
+ * defines each WL_FUNC of workloads.def (getpid, close, stat, tt_func),
+ * with the function's own prototype; the dynamic linker binds the
  * workload's calls to these (the preloaded object comes first in the lookup
  * scope), and each one counts the call and jumps on to the real function.
  *
@@ -30,10 +31,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
-enum func { F_NONE, F_GETPID, F_CLOSE, F_STAT, F_TT_FUNC };
+#include "../load/workloads.h"
+
+enum func {
+	F_NONE,
+#define WL_FUNC(name, ...) F_##name,
+#include "../load/workloads.def"
+};
 
 #define SLOT_BYTES 128     /* two cache lines: the adjacent-line prefetcher pairs them */
 #define STATIC_SLOTS 256   /* threads beyond this get a slot from aligned_alloc */
@@ -43,8 +51,6 @@ struct slot {
 	_Atomic uint64_t n;
 	struct slot *next;  /* list of the heap slots */
 } __attribute__((aligned(SLOT_BYTES)));
-
-int tt_func(int x);
 
 static enum func counted = F_NONE;
 static int out_fd = -1;
@@ -58,10 +64,8 @@ static atomic_int broken;  /* a thread could not get a slot: the count is wrong 
  */
 static __thread struct slot *my_slot __attribute__((tls_model("initial-exec")));
 
-static pid_t (*real_getpid)(void);
-static int (*real_close)(int);
-static int (*real_stat)(const char *restrict, struct stat *restrict);
-static int (*real_tt_func)(int);
+#define WL_FUNC(name, lib, ret, params, args) static ret (*real_##name) params;
+#include "../load/workloads.def"
 
 /* Without the real function we cannot go on: calling NULL would crash later. */
 static void *next_sym(const char *name, int needed)
@@ -81,25 +85,24 @@ static void *next_sym(const char *name, int needed)
 /*
  * Resolved once. The wrappers test for NULL only because another library's
  * constructor may call one before ours ran; after that the test is a
- * never-taken branch. tt_func is optional: a program without
- * libtracetax-target.so has no next definition (and never calls it).
+ * never-taken branch. Only libc's are needed: a program without
+ * libtracetax-target.so has no next tt_func (and never calls it).
  */
 static void resolve(void)
 {
-	real_getpid = (pid_t (*)(void))next_sym("getpid", 1);
-	real_close = (int (*)(int))next_sym("close", 1);
-	real_stat = (int (*)(const char *restrict, struct stat *restrict))next_sym("stat", 1);
-	real_tt_func = (int (*)(int))next_sym("tt_func", 0);
+#define WL_FUNC(name, lib, ...) \
+	real_##name = (__typeof__(real_##name))next_sym(#name, (lib) == WL_LIBC);
+#include "../load/workloads.def"
 }
 
 static enum func func_by_name(const char *s)
 {
 	static const char *const names[] = {
-		[F_GETPID] = "getpid", [F_CLOSE] = "close", [F_STAT] = "stat",
-		[F_TT_FUNC] = "tt_func",
+#define WL_FUNC(name, ...) [F_##name] = #name,
+#include "../load/workloads.def"
 	};
 
-	for (unsigned i = F_GETPID; s && i < sizeof(names) / sizeof(names[0]); i++)
+	for (unsigned i = F_NONE + 1; s && i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))
 			return (enum func)i;
 	return F_NONE;
@@ -160,40 +163,25 @@ static inline __attribute__((always_inline)) void count(enum func f)
 			      memory_order_relaxed);
 }
 
-pid_t getpid(void)
-{
-	count(F_GETPID);
-	if (__builtin_expect(!real_getpid, 0))
-		resolve();
-	return real_getpid();
+/*
+ * The interposers. Each has the prototype its header declares (<unistd.h>,
+ * <sys/stat.h>, workloads.h), so a WL_FUNC line that disagrees with libc
+ * fails to compile. Without a next definition we exit rather than call
+ * NULL; resolve() already does that for libc's functions, and a second test
+ * there, although cold, cost their hot path two saved registers.
+ */
+#define WL_FUNC(name, lib, ret, params, args)				\
+ret name params								\
+{									\
+	count(F_##name);						\
+	if (__builtin_expect(!real_##name, 0)) {			\
+		resolve();						\
+		if ((lib) != WL_LIBC && !real_##name)			\
+			next_sym(#name, 1);	/* does not return */	\
+	}								\
+	return real_##name args;					\
 }
-
-int close(int fd)
-{
-	count(F_CLOSE);
-	if (__builtin_expect(!real_close, 0))
-		resolve();
-	return real_close(fd);
-}
-
-int stat(const char *restrict path, struct stat *restrict st)
-{
-	count(F_STAT);
-	if (__builtin_expect(!real_stat, 0))
-		resolve();
-	return real_stat(path, st);
-}
-
-int tt_func(int x)
-{
-	count(F_TT_FUNC);
-	if (__builtin_expect(!real_tt_func, 0)) {
-		resolve();
-		if (!real_tt_func)
-			next_sym("tt_func", 1);	/* does not return */
-	}
-	return real_tt_func(x);
-}
+#include "../load/workloads.def"
 
 /*
  * At exit, after main() returned and the workload joined its threads:

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../tracer.h"
@@ -34,7 +35,11 @@ struct preload {
 };
 
 /* The functions libtracetax-preload.so defines, as TRACETAX_PRELOAD_FUNC. */
-static const char *const interposable[] = { "getpid", "close", "stat", "tt_func", NULL };
+static const char *const interposable[] = {
+#define WL_FUNC(name, ...) #name,
+#include "../load/workloads.def"
+	NULL,
+};
 
 /*
  * The library sits next to tracetax-load: both come from the same build.
