@@ -70,7 +70,8 @@ $(B)/tracetax: $(OBJS)
 
 # The workload process links nothing it does not need: its hot loops must
 # not drag a library's start-up or atexit work into what is measured.
-LOAD_MAIN_OBJS := $(filter-out $(B)/src/load/target.o,$(LOAD_OBJS))
+# cpus.c places the workload's threads as the core expects them: one source.
+LOAD_MAIN_OBJS := $(filter-out $(B)/src/load/target.o,$(LOAD_OBJS)) $(B)/src/load/cpus.o
 $(B)/tracetax-load: $(LOAD_MAIN_OBJS) $(B)/libtracetax-target.so
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $(LOAD_MAIN_OBJS) -L$(B) -ltracetax-target -Wl,-rpath,'$$ORIGIN' -lpthread
@@ -93,6 +94,11 @@ $(B)/%.o: %.c | $(BPF_SKELS)
 
 # The load generator is built without sanitizers so that SAN=1 does not
 # change what is timed.
+$(B)/src/load/cpus.o: src/cpus.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -c -o $@ $<
+
 $(B)/src/load/%.o: src/load/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)

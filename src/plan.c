@@ -62,8 +62,13 @@ int plan_hooks_ok(unsigned h, const struct workload *w, const char *target, char
 		return 0;
 	}
 	if ((h & TT_HOOK_FUNC) && !w->func) {
+		char libc[48];
+
+		/* suggest only a workload that exists: getpid-libc does, getuid-libc not */
+		snprintf(libc, sizeof(libc), "%s-libc", w->name);
 		snprintf(reason, len, "workload '%s' calls syscall(2) directly: no function to hook "
-			 "(try '%s-libc' or 'func')", w->name, w->name);
+			 "(try %s%s%s'func')", w->name, workload_find(libc) ? "'" : "",
+			 workload_find(libc) ? libc : "", workload_find(libc) ? "' or " : "");
 		return 0;
 	}
 	if ((h & TT_HOOK_USDT) && !w->usdt) {

@@ -20,6 +20,7 @@
 #define HAVE_TSC 1
 #endif
 
+#include "cpus.h"
 #include "loops.h"
 #include "workloads.h"
 
@@ -61,32 +62,12 @@ static uint64_t tsc(void)
 #endif
 }
 
-/* The CPUs we may run on, in order: thread i is pinned to cpus[i % n]. */
-static int allowed_cpus(int *cpus, int max)
-{
-	cpu_set_t set;
-	int n = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	return n;
-}
-
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t t0, c0;
 
-	if (w->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(w->cpu, &set);
-		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	}
+	cpus_pin_self(w->cpu);
 	if (inline_mode && inline_thread_init())
 		exit(4);
 	w->bad = loop(warmup);
@@ -217,7 +198,8 @@ int main(int argc, char **argv)
 	}
 	loop = inline_mode ? loops_of(wl)->inline_rec : loops_of(wl)->plain;
 	loops_init();
-	ncpus = allowed_cpus(cpus, 1024);
+	/* thread i runs on the i-th CPU we may use, round robin (cpus.h) */
+	ncpus = cpus_allowed(cpus, 1024);
 	w = calloc((size_t)nthreads, sizeof(*w));
 	if (!w || pthread_barrier_init(&start_line, NULL, (unsigned)nthreads))
 		exit(4);
