@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpus.h"
 #include "tracer.h"
@@ -182,4 +183,7 @@ void tracer_teardown(struct tracer *t)
 	if (t->ops->teardown)
 		t->ops->teardown(t);
 	t->priv = NULL;
+	/* a teardown that takes its time: tests interrupt it a second time */
+	if (tracer_fault(t, "slow-teardown"))
+		sleep(3);
 }

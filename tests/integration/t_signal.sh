@@ -25,4 +25,26 @@ for delay in 0.3 1.1 2.3 3.7; do
 		assert_clean
 	done
 done
+
+# After teardown tracetax dies of the signal it got (the parent sees the
+# real cause, not exit(130)); a second signal during teardown says what it
+# is still waiting for. The fault switch makes the teardown take 3 s.
+python3 - "$TT" <<'PY' || exit 1
+import os, signal, subprocess, sys, time
+tt = sys.argv[1]
+env = dict(os.environ, TRACETAX_FAULT="ptrace:all@slow-teardown")
+p = subprocess.Popen([tt, "run", "-q", "-t", "ptrace:all", "--reps", "50", "--run-ms", "50"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+time.sleep(1.5)              # calibrating or running ptrace:all
+p.send_signal(signal.SIGINT)
+time.sleep(0.5)              # now in the slow teardown
+p.send_signal(signal.SIGINT)
+_, err = p.communicate(timeout=30)
+print("returncode", p.returncode, "stderr:", err.strip())
+if p.returncode != -signal.SIGINT:
+    print("FAIL: want death by SIGINT (returncode -2), got", p.returncode); sys.exit(1)
+if "still tearing down tracer 'ptrace:all'" not in err:
+    print("FAIL: the second SIGINT did not say what tracetax waits for"); sys.exit(1)
+PY
+assert_clean
 exit 0
