@@ -210,7 +210,6 @@ static int bpf_items(struct items *it)
 	for (; err == 0; err = bpf_prog_get_next_id(id, &id)) {
 		struct bpf_prog_info info;
 		__u32 ilen = sizeof(info);
-		const char *type;
 		size_t k = 0;
 		int fd;
 
@@ -225,10 +224,10 @@ static int bpf_items(struct items *it)
 			continue;	/* unloaded meanwhile */
 		}
 		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) == 0 && bpf_tracing_type(info.type)) {
-			type = libbpf_bpf_prog_type_str(info.type);
-			item_add(it, "bpf prog %u '%s' (%s)", id, info.name, type ? type : "?");
-		}
+		/* libbpf names the types as bpftool does: "tracepoint", "raw_tracepoint" */
+		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) == 0 && bpf_tracing_type(info.type))
+			item_add(it, "bpf prog %u '%s' (%s)", id, info.name,
+				 libbpf_bpf_prog_type_str(info.type) ?: "?");
 		close(fd);
 	}
 	return err == -EPERM;
