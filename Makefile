@@ -56,13 +56,17 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(B)/bpf/%.skel.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+# Helpers of the integration tests: another tracer (tt-attach), the activity probe (tt-activity)
+TEST_TOOLS := $(B)/tests/tt-attach $(B)/tests/tt-activity
+TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(B)/tests/tools/%.bpf.o,$(wildcard tests/tools/*.bpf.c))
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
 .PHONY: all run check unit deps clean asan
 .SECONDARY:
 
-all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UNIT_BINS)
+all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UNIT_BINS) \
+	$(TEST_TOOLS)
 
 $(B)/tracetax: $(OBJS)
 	$(call msg,LINK,$@)
@@ -121,6 +125,29 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# The test tools' BPF objects go through the same pipeline as bpf/.
+$(B)/tests/tools/%.tmp.o: tests/tools/%.bpf.c
+	@mkdir -p $(@D)
+	$(call msg,BPF,$<)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -c $< -o $@
+
+# static: $(B)/%.o: %.c would otherwise compile X.bpf.c with gcc
+$(TOOL_BPF_OBJS): $(B)/tests/tools/%.bpf.o: $(B)/tests/tools/%.tmp.o
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(B)/tests/tools/%.skel.h: $(B)/tests/tools/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(B)/tests/tt-attach: tests/tools/attach.c $(B)/tests/tools/attach.skel.h
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -I$(B)/tests/tools $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(B)/tests/tt-activity: tests/tools/activity.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 deps:
 	@scripts/deps.sh

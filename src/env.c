@@ -1,8 +1,9 @@
 /*
- * The environment a run measured: everything that moves the figures from
- * one machine to the next (kernel, CPU, clocksource, virtualisation,
- * mitigations, governor) and anything already tracing that would add its
- * own cost to ours. Read only: nothing here changes tracing state.
+ * The environment a run measured: the machine facts that move the figures
+ * from one machine to the next (kernel, CPU, clocksource, virtualisation,
+ * mitigations, governor, tools). What else is tracing is activity.c's:
+ * the runner samples it around every cell, and other_tracers is its
+ * summary at the start. Read only: nothing here changes tracing state.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,12 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-#include <linux/bpf.h>
-#include <tracefs.h>
-
+#include "activity.h"
 #include "results.h"
-#include "tracefs_util.h"
 #include "util.h"
 
 #ifndef TRACETAX_VERSION
@@ -203,124 +200,17 @@ static void mitigations(char *buf, size_t len)
 	trim_separator(buf);
 }
 
-/* A tracefs instance that isn't this process's own. */
-static void foreign_instances(const char *tdir, char *buf, size_t len)
-{
-	char path[512], ours[64];
-	struct dirent **ents;
-	int n, shown = 0;
-
-	snprintf(path, sizeof(path), "%s/instances", tdir);
-	n = scandir(path, &ents, name_filter, alphasort);
-	if (n < 0)
-		return;
-	tt_instance_name(ours, sizeof(ours));
-	for (int i = 0; i < n; i++) {
-		if (strcmp(ents[i]->d_name, ours))
-			appendf(buf, len, "%s%s", shown++ ? ", " : "instances: ", ents[i]->d_name);
-		free(ents[i]);
-	}
-	free(ents);
-	if (shown)
-		appendf(buf, len, "; ");
-}
-
-/* Lines of a tracefs file (set_event, dynamic_events); -1 if unreadable. */
-static int count_lines(const char *tdir, const char *file, char *first, size_t flen)
-{
-	char path[512], line[512];
-	FILE *f;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", tdir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (n++ == 0 && first)
-			snprintf(first, flen, "%.*s", (int)strcspn(line, " \n"), line);
-	}
-	fclose(f);
-	return n;
-}
-
-static void tracefs_activity(char *buf, size_t len)
-{
-	const char *tdir = tracefs_tracing_dir();
-	char path[512], val[128], first[128] = "";
-	int n;
-
-	if (!tdir)
-		return;
-	foreign_instances(tdir, buf, len);
-	n = count_lines(tdir, "set_event", first, sizeof(first));
-	if (n > 0)
-		appendf(buf, len, "set_event: %d (%s%s); ", n, first, n > 1 ? ", ..." : "");
-	snprintf(path, sizeof(path), "%s/current_tracer", tdir);
-	if (read_file_str(path, val, sizeof(val)) == 0 && strcmp(val, "nop"))
-		appendf(buf, len, "current_tracer: %s; ", val);
-	n = count_lines(tdir, "dynamic_events", NULL, 0);
-	if (n > 0)
-		appendf(buf, len, "dynamic_events: %d; ", n);
-}
-
-static bool bpf_tracing_type(__u32 type)
-{
-	switch (type) {
-	case BPF_PROG_TYPE_KPROBE:
-	case BPF_PROG_TYPE_TRACEPOINT:
-	case BPF_PROG_TYPE_PERF_EVENT:
-	case BPF_PROG_TYPE_RAW_TRACEPOINT:
-	case BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE:
-	case BPF_PROG_TYPE_TRACING:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
- * BPF programs of tracing types already loaded: a bpftrace in another
- * shell on the same tracepoint makes every one of our figures larger.
- */
-static void bpf_activity(char *buf, size_t len)
-{
-	char names[160] = "";
-	__u32 id = 0;
-	int count = 0, err;
-
-	/* libbpf 1.x returns -errno: -ENOENT past the last id, -EPERM unprivileged. */
-	while ((err = bpf_prog_get_next_id(id, &id)) == 0) {
-		struct bpf_prog_info info;
-		__u32 ilen = sizeof(info);
-		int fd = bpf_prog_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;	/* unloaded meanwhile */
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) == 0 && bpf_tracing_type(info.type)) {
-			appendf(names, sizeof(names), "%s%s", count ? ", " : "",
-				info.name[0] ? info.name : "?");
-			count++;
-		}
-		close(fd);
-	}
-	if (err == -EPERM)
-		appendf(buf, len, "bpf: unknown (no permission); ");
-	else if (count)
-		appendf(buf, len, "bpf: %d (%s); ", count, names);
-}
-
+/* Tracing already active, from the same probe the runner compares around every cell. */
 static void other_tracers(char *buf, size_t len)
 {
-	buf[0] = '\0';
-	tracefs_activity(buf, len);
-	bpf_activity(buf, len);
-	trim_separator(buf);
-	if (!buf[0])
-		copy_str(buf, len, "none");
+	struct activity a;
+
+	if (activity_sample(&a) < 0) {
+		snprintf(buf, len, "unknown (%s)", strerror(errno));
+		return;
+	}
+	activity_summary(&a, buf, len);
+	activity_release(&a);
 }
 
 /* "strace -- version 6.1" -> "strace 6.1": the first token with a digit. */
