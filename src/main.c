@@ -10,6 +10,7 @@
 #include <tracefs.h>
 
 #include "cli.h"
+#include "lock.h"
 #include "output_list.h"
 #include "plan.h"
 #include "results.h"
@@ -111,6 +112,25 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 		*ret = EXIT_FAILED;
 }
 
+/*
+ * One measurement at a time on the machine. Waiting is the default: two
+ * CI jobs that meet on one runner both get correct figures, the second
+ * later, instead of the second failing for its neighbour (--no-wait: exit
+ * 2 at once). Interrupted while waiting, tracetax dies of the signal.
+ */
+static void take_lock(bool no_wait)
+{
+	char err[256];
+
+	if (!lock_acquire(no_wait ? LOCK_NOWAIT : LOCK_WAIT, signals_interrupted, err, sizeof(err)))
+		return;
+	if (signals_interrupted()) {
+		error("%s", err);
+		signals_reraise();
+	}
+	die_usage("%s%s", err, no_wait ? " (--no-wait)" : "");
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_args a;
@@ -138,6 +158,7 @@ static int cmd_run(int argc, char **argv)
 		die_usage("%s", err);
 	if (signals_init())
 		die("cannot set up signal handling");
+	take_lock(a.no_wait);
 	/* a fresh machine may not have tracefs mounted: libtracefs mounts it */
 	tracefs_tracing_dir();
 	memset(&r, 0, sizeof(r));
@@ -178,6 +199,8 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s' (see 'tracetax list --help')", argv[optind]);
+	/* probing loads and attaches programs: not in the middle of a measurement */
+	take_lock(false);
 	return output_list(stdout, json, find_load()) ? 1 : 0;
 }
 

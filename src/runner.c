@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "activity.h"
 #include "child.h"
 #include "plan.h"
 #include "runner.h"
@@ -39,6 +40,8 @@ struct cell_ctx {
 	const struct run_args *a;
 	struct vmstat vm;
 	uint64_t deadline;  /* --precision: the cell's share of --max-time ends here */
+	struct activity before;	/* what else traced when the cell began */
+	bool watching;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -58,6 +61,50 @@ static int result_timeout_ms(const struct side *s)
 	if (s->expect_ms <= 0)
 		return 600000;	/* calibrating or fixed --iterations: stay bounded */
 	return (int)(s->expect_ms * 20 > 30000 ? s->expect_ms * 20 : 30000);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void cell_disturbed(struct cell *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->disturbed)
+		return;	/* the first change tells; the rest follow from it */
+	c->disturbed = true;
+	va_start(ap, fmt);
+	vsnprintf(c->disturbed_by, sizeof(c->disturbed_by), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Independently of the lock, which only other tracetax runs honour: what
+ * else traces on the machine is read before the cell and after every rep
+ * and the teardown; a change means the cell measured someone else's cost
+ * too (or lost events to them: a BPF program on a tracepoint silences perf).
+ */
+static void watch_begin(struct cell_ctx *x)
+{
+	x->watching = !activity_sample(&x->before);
+}
+
+static void watch_check(struct cell_ctx *x)
+{
+	struct activity now;
+	char what[256];
+
+	if (!x->watching || x->c->disturbed || activity_sample(&now))
+		return;
+	if (activity_diff(&x->before, &now, what, sizeof(what)))
+		cell_disturbed(x->c, "%s", what);
+	activity_release(&now);
+}
+
+static void watch_end(struct cell_ctx *x)
+{
+	watch_check(x);
+	if (x->watching)
+		activity_release(&x->before);
+	x->watching = false;
 }
 
 /* Describes how a workload ended when it did not exit 0. */
@@ -84,6 +131,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 	const struct side *s = t ? &x->traced : &x->base;
 	struct load_proc lp;
 	int started = 0, ret = -1, st;
+	pid_t tracer_pid;
 	char why[256] = "";
 
 	memset(hits, 0, sizeof(*hits));
@@ -101,6 +149,9 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 		snprintf(why, sizeof(why), "%s", lp.err);
 		goto out;
 	}
+	/* an untraced run has no ptracer of ours: any is someone else's */
+	if (!t && (tracer_pid = activity_ptracer(lp.pid, 0)))
+		cell_disturbed(x->c, "appeared: ptracer pid %d of the workload", (int)tracer_pid);
 	if (t) {
 		started = 1;
 		t->load_recorded = -1;
@@ -316,6 +367,7 @@ static int run_reps(struct cell_ctx *x)
 
 		if (signals_interrupted() || run_rep(x, c->nreps))
 			return -1;
+		watch_check(x);
 		rep_ns = now_ns() - t0;
 	}
 	return 0;
@@ -380,11 +432,13 @@ static void cell_run(struct cell *c, const struct plan_cell *pc, const struct ru
 	struct cell_ctx x = { .c = c, .pc = pc, .a = a, .deadline = deadline };
 
 	cell_init(c, pc, a);
-	if (cell_prepare(&x, load_path) || cell_setup(&x))
-		return;
-	run_reps(&x);
-	snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x.t.note);
-	cell_teardown(&x);
+	watch_begin(&x);
+	if (!cell_prepare(&x, load_path) && !cell_setup(&x)) {
+		run_reps(&x);
+		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x.t.note);
+		cell_teardown(&x);
+	}
+	watch_end(&x);
 }
 
 static const char *end_name(enum cell_end e)

@@ -1,0 +1,33 @@
+# A BPF program attached to the measured tracepoint in the middle of a cell
+# (another tool, not tracetax: the lock cannot stop it) marks that cell
+# disturbed, says what appeared, and makes the exit code 3; a cell after it
+# is not disturbed.
+. "$(dirname "$0")/lib.sh"
+need_root
+available perf:count | grep -q . || skip "tracer 'perf:count' not available here"
+[ -x "$B/tests/tt-attach" ] || fail "no $B/tests/tt-attach"
+
+"$TT" run -t perf:count,none --reps 20 --run-ms 100 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 100); do grep -q 'ok\|\[1/' "$TMP/err" && break; [ -e "$TMP/err" ] && sleep 0.1; done
+sleep 1.5	# in perf:count's reps (about 4 s of them)
+timeout 10 "$B/tests/tt-attach" syscalls:sys_enter_getpid 1 >"$TMP/attach" 2>&1 ||
+	fail "tt-attach failed: $(cat "$TMP/attach")"
+wait "$pid"
+rc=$?
+cat "$TMP/attach"
+[ "$rc" = 3 ] || fail "exit $rc, want 3 (disturbed): $(tail -5 "$TMP/err")"
+python3 - "$TMP/r.json" <<'PY' || exit 1
+import json, sys
+c = {x["tracer"]: x for x in json.load(open(sys.argv[1]))["cells"]}
+p, n = c["perf:count"], c["none"]
+print("perf:count:", p["note"])
+if not p["disturbed"] or "tt_attach_tp" not in (p["disturbed_by"] or ""):
+    print("FAIL: perf:count not marked disturbed by tt-attach's program:", p["disturbed_by"]); sys.exit(1)
+if "disturbed" not in (p["note"] or ""):
+    print("FAIL: the note does not say disturbed"); sys.exit(1)
+if n["disturbed"]:
+    print("FAIL: the cell after it is disturbed too:", n["disturbed_by"]); sys.exit(1)
+PY
+grep -q 'disturbed: appeared: bpf prog [0-9]* .tt_attach_tp' "$TMP/out" || fail "the table does not show it: $(cat "$TMP/out")"
+assert_clean

@@ -1,0 +1,53 @@
+# One measurement at a time: while a run holds the machine's lock, a second
+# run with --no-wait exits 2 at once naming the holder, and one without it
+# waits (saying for whom), then runs; neither run's hits are wrong, and
+# neither is disturbed -- without the lock, one run's BPF program on the
+# getpid tracepoint silenced the other's perf:count.
+. "$(dirname "$0")/lib.sh"
+need_root
+for t in perf:count bpf:tp/count bpf:rawtp/count; do
+	available "$t" | grep -q . || skip "tracer '$t' not available here"
+done
+
+"$TT" run -t none,bpf:tp/count,perf:count --reps 4 --run-ms 100 --json "$TMP/a.json" \
+	>"$TMP/a.out" 2>"$TMP/a.err" &
+a=$!
+for _ in $(seq 100); do grep -q '^\[1/' "$TMP/a.err" && break; sleep 0.1; done
+grep -q '^\[1/' "$TMP/a.err" || fail "run A never got going: $(cat "$TMP/a.err")"
+
+start=$(date +%s%N)
+"$TT" run -t perf:count --no-wait --json "$TMP/b.json" >"$TMP/b.out" 2>"$TMP/b.err"
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$rc" = 2 ] || fail "--no-wait while A runs: exit $rc, want 2: $(cat "$TMP/b.err")"
+grep -q "another measurement is running: pid $a " "$TMP/b.err" || fail "B does not name A ($a): $(cat "$TMP/b.err")"
+[ "$(wc -l <"$TMP/b.err")" = 1 ] || fail "B printed more than one line: $(cat "$TMP/b.err")"
+[ "$ms" -lt 3000 ] || fail "--no-wait took $ms ms"
+[ -e "$TMP/b.json" ] && fail "B wrote results"
+echo "B: $(cat "$TMP/b.err")"
+
+"$TT" run -t perf:count,bpf:rawtp/count --reps 2 --run-ms 50 --json "$TMP/c.json" \
+	>"$TMP/c.out" 2>"$TMP/c.err" &
+c=$!
+wait "$a" || fail "run A exited $?: $(tail -5 "$TMP/a.err")"
+wait "$c" || fail "run C exited $?: $(tail -5 "$TMP/c.err")"
+grep -q "waiting for another measurement to end: .*pid $a " "$TMP/c.err" ||
+	fail "C did not say it waits for A: $(head -3 "$TMP/c.err")"
+echo "C: $(grep waiting "$TMP/c.err")"
+python3 - "$TMP/a.json" "$TMP/c.json" <<'PY' || exit 1
+import json, sys
+bad = []
+for f in sys.argv[1:]:
+    for c in json.load(open(f))["cells"]:
+        name = "%s: %s" % (f.rsplit("/", 1)[1], c["tracer"])
+        if c["status"] != "ok":
+            bad.append("%s %s: %s" % (name, c["status"], c["reason"]))
+        elif c["disturbed"]:
+            bad.append("%s disturbed: %s" % (name, c["disturbed_by"]))
+        elif c["hits"] is not None and c["hits"] != c["events"]:
+            bad.append("%s hits %d != events %d" % (name, c["hits"], c["events"]))
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+assert_clean
