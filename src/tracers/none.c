@@ -17,6 +17,7 @@ static int none_stop(struct tracer *t, struct tt_hits *out)
 const struct tracer_ops tracer_none = {
 	.name = "none",
 	.summary = "baseline: nothing attached",
+	.flags = TT_F_AA,
 	.supported = none_supported,
 	.stop = none_stop,
 };
