@@ -188,6 +188,24 @@ static __always_inline int handle_ringbuf_batch(__u32 nr)
 }
 
 /*
+ * Test only (TRACETAX_FAULT=<tracer>@verifier, docs/method.md): a program
+ * the verifier must reject, loaded in setup() instead of the cell's own, so
+ * that tests see a rejection of ours come out as a failure with the
+ * verifier's words. It reads 8 bytes above the frame pointer, where no
+ * stack slot is. A tracepoint program in every object: any kernel that
+ * runs BPF tracing verifies it.
+ */
+SEC("?tp")
+int tt_fault_verifier(void *ctx)
+{
+	__u64 v;
+
+	(void)ctx;
+	asm volatile("%0 = *(u64 *)(r10 + 8)" : "=r"(v));
+	return (int)v;
+}
+
+/*
  * TT_ALL_VARIANTS(PROG, hook) expands PROG(hook, variant) once per handler,
  * in the order of tt_bpf_variants[] in src/tracers/bpf_util.c. PROG names
  * its program tt_<hook>_<variant>, in SEC("?..."): a cell turns autoload

@@ -13,6 +13,7 @@
 #include <tracefs.h>
 
 #include "tracefs_util.h"
+#include "tracer.h"
 #include "util.h"
 
 #define SUBBUF_SIZE 4096	/* default buffer_subbuf_size_kb */
@@ -53,15 +54,14 @@ static int64_t mem_available_kb(void)
  * time-extend records (one per gap over 134 ms), the page the writer cannot
  * fill before it wraps, and target calls the workload makes outside its loop.
  */
-int tt_buffer_kb_for(const char *system, const char *event, int64_t events, int64_t *kb,
-		     char *err, size_t len)
+int tt_buffer_kb_for(struct tracer *t, const char *system, const char *event, int64_t *kb)
 {
-	int64_t per_page, pages, cap, avail;
+	int64_t per_page, pages, cap, avail, events = t->events_hint;
 	int rec = tt_tracefs_record_size(system, event);
 
 	if (rec <= 0) {
-		snprintf(err, len, "cannot read format of event '%s:%s': %s",
-			 system, event, strerror(errno));
+		tracer_error(t, "cannot read format of event '%s:%s': %s", system, event,
+			     strerror(errno));
 		return -1;
 	}
 	per_page = (SUBBUF_SIZE - SUBBUF_HDR) / rec;
@@ -74,8 +74,8 @@ int tt_buffer_kb_for(const char *system, const char *event, int64_t events, int6
 	if (cap > BUFFER_CAP_KB)
 		cap = BUFFER_CAP_KB;
 	if (*kb > cap) {
-		warning("ftrace buffer for '%s:%s' capped at %ld KiB per cpu (a run needs %ld): "
-			"events may be lost", system, event, cap, *kb);
+		tracer_note(t, "ftrace buffer capped at %ld KiB per cpu (a run needs %ld): "
+			    "events may be lost", cap, *kb);
 		*kb = cap;
 	}
 	debug("'%s:%s': %d bytes per record, buffer %ld KiB per cpu", system, event, rec, *kb);

@@ -186,6 +186,24 @@ int tt_instance_stats(struct tracefs_instance *inst, struct tt_rb_stats *out)
 	return ret;
 }
 
+void tt_rb_count(const struct tt_rb_stats *st, int64_t *hits, int64_t *lost)
+{
+	*lost = st->overrun + st->commit_overrun + st->dropped;
+	*hits = st->read + st->entries + *lost;
+}
+
+int tt_tracefs_has(const char *file)
+{
+	char *path = tracefs_get_tracing_file(file);
+	int ok;
+
+	if (!path)
+		return 0;
+	ok = !access(path, F_OK);
+	tracefs_put_tracing_file(path);
+	return ok;
+}
+
 /*
  * A name "<prefix><pid>" whose process is gone. A pid reused since by
  * another process keeps the object: we would rather leave litter than

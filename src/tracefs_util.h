@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct tracefs_instance;
+struct tracer;
 
 #define TT_INSTANCE_PREFIX "tracetax-"
 #define TT_DYNEVENT_PREFIX "tracetax_"
@@ -57,6 +58,19 @@ int tt_tracefs_record_size(const char *system, const char *event);
 int tt_instance_stats(struct tracefs_instance *inst, struct tt_rb_stats *out);
 
 /*
+ * What a run's counters say: @lost the events overwritten (overrun, commit
+ * overrun) or refused (dropped), @hits every event the buffer was offered:
+ * those read, those still in it, and the lost.
+ */
+void tt_rb_count(const struct tt_rb_stats *st, int64_t *hits, int64_t *lost);
+
+/*
+ * Whether @file ("kprobe_events", "events/syscalls/sys_enter_getpid/id")
+ * exists in tracefs, wherever it is mounted: 1, or 0 with errno.
+ */
+int tt_tracefs_has(const char *file);
+
+/*
  * Setting up and arming an instance for one event (tracefs_run.c).
  */
 #define TT_BUFFER_ENV "TRACETAX_FTRACE_BUFFER_KB"
@@ -65,11 +79,12 @@ int tt_instance_stats(struct tracefs_instance *inst, struct tt_rb_stats *out);
 int tt_buffer_kb_env(int64_t *kb, char *err, size_t len);
 
 /*
- * KiB per CPU that hold @events records of @system:@event with no reader,
- * capped so that all CPUs' buffers take at most 1/4 of available memory.
+ * KiB per CPU that hold the t->events_hint records of @system:@event a run
+ * makes with no reader, capped so that all CPUs' buffers take at most 1/4
+ * of available memory: a note on @t says so, as events may then be lost.
+ * -1 with t->err on error.
  */
-int tt_buffer_kb_for(const char *system, const char *event, int64_t events, int64_t *kb,
-		     char *err, size_t len);
+int tt_buffer_kb_for(struct tracer *t, const char *system, const char *event, int64_t *kb);
 
 /*
  * Our instance, quiet (tracing_on 0), with @kb KiB per CPU and the

@@ -17,23 +17,23 @@
 #include <bpf/libbpf.h>
 
 #include "syscall.skel.h"
+#include "../tracefs_util.h"
 #include "../tracer.h"
 #include "../util.h"
 #include "bpf_util.h"
 
 enum { F_TP, F_RAWTP, F_TPBTF };
 
-/* Indexed by F_*: the tracers' names after "bpf:", and program names tt_<family>_<variant>. */
-static const char *const families[] = { "tp", "rawtp", "tpbtf", NULL };
+/* The families (tracer_ops.data): programs tt_<stem>_<variant>, hook F_*. */
+static const struct tt_bpf_family fam_tp = { "tp", F_TP };
+static const struct tt_bpf_family fam_rawtp = { "rawtp", F_RAWTP };
+static const struct tt_bpf_family fam_tpbtf = { "tpbtf", F_TPBTF };
 
-/* The program type of each family, for libbpf's probe. */
-static const struct {
-	enum bpf_prog_type type;
-	const char *name;
-} prog_types[] = {
-	[F_TP] = { BPF_PROG_TYPE_TRACEPOINT, "tracepoint" },
-	[F_RAWTP] = { BPF_PROG_TYPE_RAW_TRACEPOINT, "raw_tracepoint" },
-	[F_TPBTF] = { BPF_PROG_TYPE_TRACING, "tracing" },
+/* The program type of each hook, for libbpf's probe. */
+static const enum bpf_prog_type prog_types[] = {
+	[F_TP] = BPF_PROG_TYPE_TRACEPOINT,
+	[F_RAWTP] = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	[F_TPBTF] = BPF_PROG_TYPE_TRACING,
 };
 
 static void sc_destroy(void *skel)
@@ -45,14 +45,14 @@ static void sc_destroy(void *skel)
 static int sc_load(struct tt_bpf *b, const struct tt_syscall *target, char *err, size_t len)
 {
 	struct syscall_bpf *s = syscall_bpf__open();
-	int e;
+	int rc;
 
 	if (tt_bpf_open(b, s, s ? s->skeleton : NULL, sc_destroy, err, len))
 		return TT_FAIL;
 	s->rodata->target_nr = (uint32_t)target->nr;
-	e = tt_bpf_load(b, err, len);
-	if (e)
-		return tt_bpf_refused(e);
+	rc = tt_bpf_load(b, NULL, err, len);
+	if (rc != TT_OK)
+		return rc;
 	b->tgid = &s->bss->target_tgid;
 	return TT_OK;
 }
@@ -63,7 +63,7 @@ static int sc_attach(struct tt_bpf *b, const struct tt_syscall *target, char *er
 	int e;
 
 	tt_bpf_capture();
-	switch (b->hook) {
+	switch (b->fam->hook) {
 	case F_TP:
 		b->link = bpf_program__attach_tracepoint(b->prog, "syscalls", target->event);
 		break;
@@ -78,27 +78,24 @@ static int sc_attach(struct tt_bpf *b, const struct tt_syscall *target, char *er
 		return TT_OK;
 	e = errno;
 	snprintf(err, len, "cannot attach BPF program '%s' to '%s': %s", b->prog_name,
-		 b->hook == F_TP ? target->event : "sys_enter", tt_bpf_errstr(e, eb, sizeof(eb)));
-	return tt_bpf_refused(e);
+		 b->fam->hook == F_TP ? target->event : "sys_enter", tt_bpf_errstr(e, eb, sizeof(eb)));
+	return tt_bpf_attach_verdict(e);
 }
 
-static int hook_exists(int fam, const struct tt_syscall *target, char *reason, size_t len)
+static int hook_exists(int hook, const struct tt_syscall *target, char *reason, size_t len)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[256];
+	char file[128];
 
-	if (fam == F_TPBTF && access("/sys/kernel/btf/vmlinux", R_OK)) {
+	if (hook == F_TPBTF && access("/sys/kernel/btf/vmlinux", R_OK)) {
 		snprintf(reason, len, "no kernel BTF '/sys/kernel/btf/vmlinux': %s",
 			 strerror(errno));
 		return 0;
 	}
-	if (fam != F_TP)
+	if (hook != F_TP)
 		return 1;
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", roots[i], target->event);
-		if (!access(path, R_OK))
-			return 1;
-	}
+	snprintf(file, sizeof(file), "events/syscalls/%s/id", target->event);
+	if (tt_tracefs_has(file))
+		return 1;
 	snprintf(reason, len, "no tracepoint 'syscalls:%s' in tracefs: %s", target->event,
 		 strerror(errno));
 	return 0;
@@ -110,17 +107,17 @@ static int hook_exists(int fam, const struct tt_syscall *target, char *reason, s
  * message differently gets a "no" although tp_btf loads and runs. For
  * tpbtf the probe is only advice; the trial load decides.
  */
-static int prog_type_ok(int fam, char *reason, size_t len)
+static int prog_type_ok(int hook, char *reason, size_t len)
 {
-	int rc = libbpf_probe_bpf_prog_type(prog_types[fam].type, NULL);
+	int rc = libbpf_probe_bpf_prog_type(prog_types[hook], NULL);
 	char eb[96];
 
 	if (rc > 0)
 		return 1;
 	snprintf(reason, len, "kernel cannot load BPF programs of type '%s'%s%s",
-		 prog_types[fam].name, rc ? ": " : "",
+		 libbpf_bpf_prog_type_str(prog_types[hook]), rc ? ": " : "",
 		 rc ? tt_bpf_errstr(-rc, eb, sizeof(eb)) : "");
-	if (fam != F_TPBTF)
+	if (hook != F_TPBTF)
 		return 0;
 	debug("libbpf probe: %s; trying a tp_btf program", reason);
 	return 1;
@@ -130,27 +127,27 @@ static int prog_type_ok(int fam, char *reason, size_t len)
 static int sc_supported(const struct tracer *t, char *reason, size_t len)
 {
 	const struct tt_syscall *target = t->target ? t->target : tt_syscall_find("getpid");
-	int fam = tt_bpf_hook(t, families);
+	const struct tt_bpf_family *fam = tt_bpf_family(t);
 	struct tt_bpf b = { 0 };
 	int rc;
 
-	if (!tt_bpf_caps_ok(reason, len) || !prog_type_ok(fam, reason, len) ||
-	    !hook_exists(fam, target, reason, len))
+	if (!tt_bpf_caps_ok(reason, len) || !prog_type_ok(fam->hook, reason, len) ||
+	    !hook_exists(fam->hook, target, reason, len))
 		return TT_SKIP;
-	tt_bpf_init(&b, families, fam, tt_bpf_variant(t));
+	tt_bpf_init(&b, fam, t->vidx);
 	rc = sc_load(&b, target, reason, len);
 	if (rc == TT_OK)
 		rc = sc_attach(&b, target, reason, len);
 	tt_bpf_release(&b);
 	if (rc != TT_OK)
-		return TT_SKIP;
+		return rc;
 	reason[0] = '\0';	/* drop the advice of a failed libbpf probe */
 	return TT_OK;
 }
 
 static int sc_setup(struct tracer *t)
 {
-	struct tt_bpf *b = tt_bpf_new(t, sizeof(*b), families);
+	struct tt_bpf *b = tt_bpf_new(t, sizeof(*b));
 	int rc;
 
 	if (!b)
@@ -171,12 +168,12 @@ static int sc_start(struct tracer *t, pid_t pid)
 }
 
 const struct tracer_ops tracer_bpf_tp = TT_BPF_OPS("bpf:tp", TT_HOOK_SYSCALL,
-	"BPF program on the tracepoint syscalls:sys_enter_<name>", tt_bpf_variants, sc);
+	"BPF program on the tracepoint syscalls:sys_enter_<name>", tt_bpf_variants, fam_tp, sc);
 
 const struct tracer_ops tracer_bpf_rawtp = TT_BPF_OPS("bpf:rawtp", TT_HOOK_SYSCALL,
 	"BPF program on the raw tracepoint sys_enter, filtering the syscall number",
-	tt_bpf_variants, sc);
+	tt_bpf_variants, fam_rawtp, sc);
 
 const struct tracer_ops tracer_bpf_tpbtf = TT_BPF_OPS("bpf:tpbtf", TT_HOOK_SYSCALL,
 	"BPF program on tp_btf/sys_enter (BTF-typed), filtering the syscall number",
-	tt_bpf_variants, sc);
+	tt_bpf_variants, fam_tpbtf, sc);

@@ -23,37 +23,18 @@ const char *const tt_bpf_variants[] = {
 	"count", "empty", "count-shared", "hash", "ringbuf", "ringbuf-batch", NULL,
 };
 
-int tt_bpf_hook(const struct tracer *t, const char *const *hooks)
+void tt_bpf_init(struct tt_bpf *b, const struct tt_bpf_family *fam, int var)
 {
-	const char *name = t->ops->name + strlen("bpf:");
-
-	for (int i = 0; hooks[i]; i++)
-		if (!strcmp(name, hooks[i]))
-			return i;
-	return 0;	/* never: each file lists its own tracers */
-}
-
-void tt_bpf_init(struct tt_bpf *b, const char *const *hooks, int hook, int var)
-{
-	b->hook = hook;
+	b->fam = fam;
 	b->var = var;
-	snprintf(b->prog_name, sizeof(b->prog_name), "tt_%s_%s", hooks[hook],
+	snprintf(b->prog_name, sizeof(b->prog_name), "tt_%s_%s", fam->stem,
 		 tt_bpf_variants[var]);
 	for (char *c = b->prog_name; *c; c++)
 		if (*c == '-')
 			*c = '_';
 }
 
-/* t->ops->variants is tt_bpf_variants[] or a prefix of it: the same index. */
-int tt_bpf_variant(const struct tracer *t)
-{
-	for (int i = 0; t->variant && tt_bpf_variants[i]; i++)
-		if (!strcmp(t->variant, tt_bpf_variants[i]))
-			return i;
-	return TT_BPF_COUNT;
-}
-
-struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size, const char *const *hooks)
+struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size)
 {
 	struct tt_bpf *b = calloc(1, size);
 
@@ -62,7 +43,10 @@ struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size, const char *const *hook
 		return NULL;
 	}
 	t->priv = b;
-	tt_bpf_init(b, hooks, tt_bpf_hook(t, hooks), tt_bpf_variant(t));
+	/* t->ops->variants is tt_bpf_variants[] or a prefix of it: vidx is the TT_BPF_ value. */
+	tt_bpf_init(b, tt_bpf_family(t), t->vidx);
+	if (tracer_fault(t, "verifier"))
+		snprintf(b->prog_name, sizeof(b->prog_name), "tt_fault_verifier");
 	b->threads = t->threads;
 	b->ncpus = libbpf_num_possible_cpus();
 	if (b->ncpus <= 0) {
@@ -133,17 +117,15 @@ int tt_bpf_open(struct tt_bpf *b, void *skel, struct bpf_object_skeleton *s,
 	return 0;
 }
 
-int tt_bpf_load(struct tt_bpf *b, char *err, size_t len)
+int tt_bpf_load(struct tt_bpf *b, const char *what, char *err, size_t len)
 {
 	int e = -bpf_object__load_skeleton(b->s);	/* what X_bpf__load() does */
-	char eb[96];
+	char prog[64];
 
 	if (!e)
-		return 0;
-	snprintf(err, len, "cannot load BPF program '%s': %s%s%s", b->prog_name,
-		 tt_bpf_errstr(e, eb, sizeof(eb)), *tt_bpf_libbpf_msg() ? ": " : "",
-		 tt_bpf_libbpf_msg());
-	return e;
+		return TT_OK;
+	snprintf(prog, sizeof(prog), "BPF program '%s'", b->prog_name);
+	return tt_bpf_load_verdict(e, *b->s->obj, b->prog, what ? what : prog, err, len);
 }
 
 int tt_bpf_loaded(struct tracer *t, struct tt_bpf *b)

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "kfunc.skel.h"
+#include "../tracefs_util.h"
 #include "../tracer.h"
 #include "../util.h"
 #include "bpf_util.h"
@@ -44,7 +45,10 @@ enum { KF_FENTRY, KF_KPROBE };
 
 /* The first two of tt_bpf_variants[]: bpf/kfunc.bpf.c has only these. */
 static const char *const kf_variants[] = { "count", "empty", NULL };
-static const char *const kf_names[] = { "fentry", "kprobe", NULL };
+
+/* The families (tracer_ops.data): programs tt_<stem>_<variant>, hook KF_*. */
+static const struct tt_bpf_family fam_fentry = { "fentry", KF_FENTRY };
+static const struct tt_bpf_family fam_kprobe = { "kprobe", KF_KPROBE };
 
 struct kf_priv {
 	struct tt_bpf b;		/* first: bpf_cell.c's view of t->priv */
@@ -111,7 +115,7 @@ static int btf_pick(char cand[][KSYM_LEN], size_t n, char *out, char *reason, si
 	return found;
 }
 
-static int find_function(int fam, const struct tt_syscall *s, char *out, char *reason,
+static int find_function(int hook, const struct tt_syscall *s, char *out, char *reason,
 			 size_t len)
 {
 	char cand[NSYM][KSYM_LEN];
@@ -119,13 +123,13 @@ static int find_function(int fam, const struct tt_syscall *s, char *out, char *r
 
 	for (size_t i = 0; i < NSYM; i++)
 		snprintf(cand[i], KSYM_LEN, sym_fmt[i], sys_base(s));
-	rc = fam == KF_FENTRY ? btf_pick(cand, NSYM, out, reason, len)
-			      : kallsyms_pick(cand, NSYM, out);
+	rc = hook == KF_FENTRY ? btf_pick(cand, NSYM, out, reason, len)
+			       : kallsyms_pick(cand, NSYM, out);
 	if (rc > 0)
 		return 0;
 	if (rc == 0)
 		snprintf(reason, len, "no kernel function for syscall '%s' in %s (tried '%s', '%s', '%s')",
-			 s->name, fam == KF_FENTRY ? "BTF" : "'/proc/kallsyms'", cand[0], cand[1],
+			 s->name, hook == KF_FENTRY ? "BTF" : "'/proc/kallsyms'", cand[0], cand[1],
 			 cand[2]);
 	return -1;
 }
@@ -135,28 +139,30 @@ static void kf_destroy(void *skel)
 	kfunc_bpf__destroy(skel);
 }
 
-/* Open the skeleton and load the cell's program on p->fn. */
+/*
+ * Open the skeleton and load the cell's program on p->fn. A tracing
+ * program (fentry) names its function by BTF id before the load; the
+ * test's tt_fault_verifier is not one.
+ */
 static int kf_load(struct kf_priv *p, char *err, size_t len)
 {
 	struct kfunc_bpf *s = kfunc_bpf__open();
 	struct tt_bpf *b = &p->b;
-	char eb[96];
-	int e;
+	char eb[96], what[KSYM_LEN + 32];
+	int e, rc;
 
 	if (tt_bpf_open(b, s, s ? s->skeleton : NULL, kf_destroy, err, len))
 		return TT_FAIL;
-	if (b->hook == KF_FENTRY && (e = bpf_program__set_attach_target(b->prog, 0, p->fn))) {
+	if (bpf_program__type(b->prog) == BPF_PROG_TYPE_TRACING &&
+	    (e = bpf_program__set_attach_target(b->prog, 0, p->fn))) {
 		snprintf(err, len, "no BTF function '%s': %s", p->fn,
 			 tt_bpf_errstr(-e, eb, sizeof(eb)));
 		return TT_SKIP;
 	}
-	e = tt_bpf_load(b, err, len);
-	if (e) {
-		/* EPERM, EINVAL, ENOTSUPP: the kernel refused the program type. */
-		snprintf(err, len, "kernel refused to load %s program on '%s': %s",
-			 kf_names[b->hook], p->fn, tt_bpf_errstr(e, eb, sizeof(eb)));
-		return TT_SKIP;
-	}
+	snprintf(what, sizeof(what), "%s program on '%s'", b->fam->stem, p->fn);
+	rc = tt_bpf_load(b, what, err, len);
+	if (rc != TT_OK)
+		return rc;
 	b->tgid = &s->bss->target_tgid;
 	return TT_OK;
 }
@@ -165,39 +171,39 @@ static int kf_attach(struct kf_priv *p, char *err, size_t len)
 {
 	struct tt_bpf *b = &p->b;
 	char eb[96];
-	int e;
+	int e, rc;
 
 	tt_bpf_capture();
-	if (b->hook == KF_FENTRY)
+	if (b->fam->hook == KF_FENTRY)
 		b->link = bpf_program__attach_trace(b->prog);
 	else
 		b->link = bpf_program__attach_kprobe(b->prog, false, p->fn);
 	if (b->link)
 		return TT_OK;
 	e = errno;
-	debug("libbpf said: %s", *tt_bpf_libbpf_msg() ? tt_bpf_libbpf_msg() : "nothing");
 	/* libbpf tries the kprobe PMU, then tracefs: neither exists without kprobes. */
-	if (b->hook == KF_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
-	    access("/sys/kernel/tracing/kprobe_events", F_OK) &&
-	    access("/sys/kernel/debug/tracing/kprobe_events", F_OK)) {
+	if (b->fam->hook == KF_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+	    !tt_tracefs_has("kprobe_events")) {
 		debug("kprobe on '%s': %s", p->fn, tt_bpf_errstr(e, eb, sizeof(eb)));
 		snprintf(err, len, "kernel built without CONFIG_KPROBES: no kprobe PMU, "
 			 "no tracefs kprobe_events");
 		return TT_SKIP;
 	}
-	snprintf(err, len, "kernel refused %s attach to '%s': %s", kf_names[b->hook], p->fn,
-		 tt_bpf_errstr(e, eb, sizeof(eb)));
-	return TT_SKIP;
+	rc = tt_bpf_attach_verdict(e);
+	snprintf(err, len, "%s %s attach to '%s': %s", rc == TT_SKIP ? "kernel refused" : "cannot",
+		 b->fam->stem, p->fn, tt_bpf_errstr(e, eb, sizeof(eb)));
+	return rc;
 }
 
 /* Load and attach the real count program, then take everything down again. */
-static int kernel_trial(int fam, const struct tt_syscall *s, char *reason, size_t len)
+static int kernel_trial(const struct tt_bpf_family *fam, const struct tt_syscall *s,
+			char *reason, size_t len)
 {
 	struct kf_priv p = { 0 };
 	int rc;
 
-	tt_bpf_init(&p.b, kf_names, fam, TT_BPF_COUNT);
-	if (find_function(fam, s, p.fn, reason, len))
+	tt_bpf_init(&p.b, fam, TT_BPF_COUNT);
+	if (find_function(fam->hook, s, p.fn, reason, len))
 		return TT_SKIP;
 	rc = kf_load(&p, reason, len);
 	if (rc == TT_OK)
@@ -211,13 +217,13 @@ static int kernel_trial(int fam, const struct tt_syscall *s, char *reason, size_
 static int kf_supported(const struct tracer *t, char *reason, size_t len)
 {
 	const struct tt_syscall *s = t->target ? t->target : tt_syscall_find("getpid");
-	int fam = tt_bpf_hook(t, kf_names);
+	const struct tt_bpf_family *fam = tt_bpf_family(t);
 	struct tt_bpf_memo *m;
 	char key[96];
 
 	if (!tt_bpf_caps_ok(reason, len))
 		return TT_SKIP;
-	snprintf(key, sizeof(key), "%s:%s", kf_names[fam], s->name);
+	snprintf(key, sizeof(key), "%s:%s", fam->stem, s->name);
 	if (!tt_bpf_memo(key, &m))
 		m->rc = kernel_trial(fam, s, m->reason, sizeof(m->reason));
 	snprintf(reason, len, "%s", m->reason);
@@ -226,14 +232,14 @@ static int kf_supported(const struct tracer *t, char *reason, size_t len)
 
 static int kf_setup(struct tracer *t)
 {
-	struct kf_priv *p = (struct kf_priv *)tt_bpf_new(t, sizeof(*p), kf_names);
+	struct kf_priv *p = (struct kf_priv *)tt_bpf_new(t, sizeof(*p));
 	int rc;
 
 	if (!p)
 		return TT_FAIL;
 	if (!t->target)
 		return tracer_error(t, "tracer '%s' needs a target syscall", t->name);
-	if (find_function(p->b.hook, t->target, p->fn, t->err, sizeof(t->err)))
+	if (find_function(p->b.fam->hook, t->target, p->fn, t->err, sizeof(t->err)))
 		return TT_SKIP;
 	rc = kf_load(p, t->err, sizeof(t->err));
 	if (rc != TT_OK)
@@ -251,7 +257,9 @@ static int kf_start(struct tracer *t, pid_t pid)
 }
 
 const struct tracer_ops tracer_bpf_fentry = TT_BPF_OPS("bpf:fentry", TT_HOOK_SYSCALL,
-	"BPF fentry program (trampoline) on the kernel function of the syscall", kf_variants, kf);
+	"BPF fentry program (trampoline) on the kernel function of the syscall", kf_variants,
+	fam_fentry, kf);
 
 const struct tracer_ops tracer_bpf_kprobe = TT_BPF_OPS("bpf:kprobe", TT_HOOK_SYSCALL,
-	"BPF program on a kprobe on the kernel function of the syscall", kf_variants, kf);
+	"BPF program on a kprobe on the kernel function of the syscall", kf_variants,
+	fam_kprobe, kf);

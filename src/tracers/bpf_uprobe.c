@@ -22,30 +22,37 @@
 
 #include "uprobe.skel.h"
 #include "../load/workloads.h"
+#include "../tracefs_util.h"
 #include "../tracer.h"
 #include "../util.h"
 #include "bpf_util.h"
 
 enum { K_UPROBE, K_URETPROBE, K_USDT };
 
-static const char *const kinds[] = { "uprobe", "uretprobe", "usdt", NULL };
+/* The families (tracer_ops.data): programs tt_<stem>_<variant>, hook K_*. */
+static const struct tt_bpf_family fam_uprobe = { "uprobe", K_UPROBE };
+static const struct tt_bpf_family fam_uretprobe = { "uretprobe", K_URETPROBE };
+static const struct tt_bpf_family fam_usdt = { "usdt", K_USDT };
 
 static void up_destroy(void *skel)
 {
 	uprobe_bpf__destroy(skel);
 }
 
-/* Open the skeleton and load the one program the cell measures. */
+/* Open the skeleton and load the one program the cell measures: TT_OK, TT_SKIP, TT_FAIL. */
 static int up_load(struct tt_bpf *b, char *err, size_t len)
 {
 	struct uprobe_bpf *s = uprobe_bpf__open();
+	int rc;
 
-	if (tt_bpf_open(b, s, s ? s->skeleton : NULL, up_destroy, err, len) ||
-	    tt_bpf_load(b, err, len))
-		return -1;
+	if (tt_bpf_open(b, s, s ? s->skeleton : NULL, up_destroy, err, len))
+		return TT_FAIL;
+	rc = tt_bpf_load(b, NULL, err, len);
+	if (rc != TT_OK)
+		return rc;
 	/* The attach pid filters here; the programs ignore this tgid (uprobe.bpf.c). */
 	b->tgid = &s->bss->target_tgid;
-	return 0;
+	return TT_OK;
 }
 
 /*
@@ -90,11 +97,11 @@ static int self_offset(const void *addr, char *path, size_t plen, size_t *off)
 	return found ? 0 : -1;
 }
 
-static int kernel_trial(int kind, char *reason, size_t len)
+static int kernel_trial(const struct tt_bpf_family *fam, char *reason, size_t len)
 {
 	struct tt_bpf b = { 0 };
 	int (*volatile call)(int) = probe_site;
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = kind == K_URETPROBE);
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = fam->hook == K_URETPROBE);
 	char path[4096], eb[96];
 	uint64_t buf[1024];
 	int64_t hits = 0;
@@ -106,26 +113,34 @@ static int kernel_trial(int kind, char *reason, size_t len)
 		snprintf(reason, len, "cannot find our own probe site in '/proc/self/maps'");
 		return TT_SKIP;
 	}
-	tt_bpf_init(&b, kinds, kind, TT_BPF_COUNT);
-	if (up_load(&b, reason, len))
+	tt_bpf_init(&b, fam, TT_BPF_COUNT);
+	rc = up_load(&b, reason, len);
+	if (rc != TT_OK)
 		goto out;
+	tt_bpf_capture();
 	b.link = bpf_program__attach_uprobe_opts(b.prog, getpid(), path, off, &o);
 	if (!b.link) {
 		int e = errno;
 
+		rc = tt_bpf_attach_verdict(e);
 		if (access("/sys/bus/event_source/devices/uprobe", F_OK) &&
-		    access("/sys/kernel/tracing/uprobe_events", F_OK))
+		    !tt_tracefs_has("uprobe_events")) {
 			snprintf(reason, len, "kernel built without CONFIG_UPROBE_EVENTS: "
 				 "no uprobe PMU, no tracefs uprobe_events");
-		else
-			snprintf(reason, len, "kernel refused %s on '%s': %s", kinds[kind], path,
+			rc = TT_SKIP;
+		} else {
+			snprintf(reason, len, "%s %s on '%s': %s",
+				 rc == TT_SKIP ? "kernel refused" : "cannot attach", fam->stem, path,
 				 tt_bpf_errstr(e, eb, sizeof(eb)));
+		}
 		goto out;
 	}
 	call(1);	/* through a volatile pointer: the real address, not a clone */
+	/* The kernel took the probe: one that does not fire once per call is a bug. */
+	rc = TT_FAIL;
 	if (tt_bpf_percpu_sum(b.maps.pcpu_count, buf, ncpus, &hits) || hits != 1) {
 		snprintf(reason, len, "%s attached but fired %lld times for 1 call",
-			 kinds[kind], (long long)hits);
+			 fam->stem, (long long)hits);
 		goto out;
 	}
 	rc = TT_OK;
@@ -137,14 +152,14 @@ out:
 
 static int up_supported(const struct tracer *t, char *reason, size_t len)
 {
-	int kind = tt_bpf_hook(t, kinds);
-	const char *path = kind == K_USDT ? t->load_path : t->func_path;
+	const struct tt_bpf_family *fam = tt_bpf_family(t);
+	const char *path = fam->hook == K_USDT ? t->load_path : t->func_path;
 	struct tt_bpf_memo *m;
 
 	if (!tt_bpf_caps_ok(reason, len))
 		return TT_SKIP;
-	if (!tt_bpf_memo(kinds[kind], &m))
-		m->rc = kernel_trial(kind, m->reason, sizeof(m->reason));
+	if (!tt_bpf_memo(fam->stem, &m))
+		m->rc = kernel_trial(fam, m->reason, sizeof(m->reason));
 	snprintf(reason, len, "%s", m->reason);
 	if (m->rc != TT_OK)
 		return m->rc;
@@ -158,17 +173,17 @@ static int up_supported(const struct tracer *t, char *reason, size_t len)
 
 static int up_setup(struct tracer *t)
 {
-	struct tt_bpf *b = tt_bpf_new(t, sizeof(*b), kinds);
+	struct tt_bpf *b = tt_bpf_new(t, sizeof(*b));
+	int rc;
 
 	if (!b)
 		return TT_FAIL;
-	if (b->hook == K_USDT ? !t->load_path || !t->workload || !t->workload->usdt
-			      : !t->func || !t->func_path)
+	if (b->fam->hook == K_USDT ? !t->load_path || !t->workload || !t->workload->usdt
+				   : !t->func || !t->func_path)
 		return tracer_error(t, "tracer '%s' needs a %s to hook", t->name,
-				    b->hook == K_USDT ? "USDT site" : "function");
-	if (up_load(b, t->err, sizeof(t->err)))
-		return TT_FAIL;
-	return tt_bpf_loaded(t, b);
+				    b->fam->hook == K_USDT ? "USDT site" : "function");
+	rc = up_load(b, t->err, sizeof(t->err));
+	return rc == TT_OK ? tt_bpf_loaded(t, b) : rc;
 }
 
 /* "tracetax:func" -> provider and name. */
@@ -188,33 +203,36 @@ static int usdt_attach(struct tracer *t, struct tt_bpf *b, pid_t pid)
 static int up_start(struct tracer *t, pid_t pid)
 {
 	struct tt_bpf *b = t->priv;
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = t->func, .retprobe = b->hook == K_URETPROBE);
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = t->func,
+		    .retprobe = b->fam->hook == K_URETPROBE);
 	char eb[96];
 
 	if (tt_bpf_arm(t, pid))
 		return TT_FAIL;
 	tt_bpf_capture();
-	if (b->hook == K_USDT) {
+	if (b->fam->hook == K_USDT) {
 		if (usdt_attach(t, b, pid))
 			return TT_FAIL;
 	} else {
 		b->link = bpf_program__attach_uprobe_opts(b->prog, pid, t->func_path, 0, &o);
 	}
 	if (!b->link)
-		return tracer_error(t, "cannot attach %s to '%s' in '%s': %s%s%s", kinds[b->hook],
-				    b->hook == K_USDT ? t->workload->usdt : t->func,
-				    b->hook == K_USDT ? t->load_path : t->func_path,
+		return tracer_error(t, "cannot attach %s to '%s' in '%s': %s%s%s", b->fam->stem,
+				    b->fam->hook == K_USDT ? t->workload->usdt : t->func,
+				    b->fam->hook == K_USDT ? t->load_path : t->func_path,
 				    tt_bpf_errstr(errno, eb, sizeof(eb)),
 				    *tt_bpf_libbpf_msg() ? ": " : "", tt_bpf_libbpf_msg());
 	return 0;
 }
 
 const struct tracer_ops tracer_bpf_uprobe = TT_BPF_OPS("bpf:uprobe", TT_HOOK_FUNC,
-	"BPF program on a uprobe at the entry of the workload's function", tt_bpf_variants, up);
+	"BPF program on a uprobe at the entry of the workload's function", tt_bpf_variants,
+	fam_uprobe, up);
 
 const struct tracer_ops tracer_bpf_uretprobe = TT_BPF_OPS("bpf:uretprobe", TT_HOOK_FUNC,
 	"BPF program on a uretprobe: each return of the workload's function",
-	tt_bpf_variants, up);
+	tt_bpf_variants, fam_uretprobe, up);
 
 const struct tracer_ops tracer_bpf_usdt = TT_BPF_OPS("bpf:usdt", TT_HOOK_USDT,
-	"BPF program on the USDT probe tracetax:func (semaphore-guarded)", tt_bpf_variants, up);
+	"BPF program on the USDT probe tracetax:func (semaphore-guarded)", tt_bpf_variants,
+	fam_usdt, up);

@@ -22,27 +22,102 @@
 #define RING_MAX (256u << 20)
 #define RING_ENV "TRACETAX_RINGBUF_BYTES"
 
-static char libbpf_msg[TT_REASON_MAX];
+/* libbpf logs the verifier's log, in one warning, between these lines. */
+#define LOG_BEGIN "-- BEGIN PROG LOAD LOG --\n"
+#define LOG_END "-- END PROG LOAD LOG --"
+#define LOG_KEEP 2	/* the failing instruction and the verifier's complaint */
 
-/* libbpf talks on stderr only with -v; its first warning explains a failure. */
+static char libbpf_msg[TT_REASON_MAX];
+static char verifier_msg[TT_REASON_MAX];	/* "" unless the verifier spoke */
+static int verifier_rc;				/* its verdict, when it did */
+
+/*
+ * A line of the verifier log that says something: not the statistics at
+ * its end, not a source line, not a dump of register states.
+ */
+static int log_line_says(const char *l, size_t n)
+{
+	static const char *const noise[] = { "processed ", "verification time", "stack depth",
+					     "; ", "from " };
+	size_t d = strspn(l, "0123456789");
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < sizeof(noise) / sizeof(noise[0]); i++)
+		if (!strncmp(l, noise[i], strlen(noise[i])))
+			return 0;
+	return !(d && d + 3 < n && l[d] == ':' && l[d + 1] == ' ' && l[d + 2] == 'R' &&
+		 l[d + 3] >= '0' && l[d + 3] <= '9');
+}
+
+/*
+ * Verifier complaints about what the kernel lacks, not about the program:
+ * a helper unknown to it or not offered to this program type, a kfunc it
+ * does not allow, an instruction newer than it.
+ */
+static const char *const kernel_lacks[] = {
+	"unknown func ", "invalid func unknown#", "cannot use helper ",
+	"calling kernel function ", "unknown opcode ",
+};
+
+int tt_bpf_verifier_says(const char *log, char *out, size_t len)
+{
+	const char *l = log, *end = strstr(log, LOG_END);
+	const char *kept[LOG_KEEP], *st;
+	int nkept[LOG_KEEP], k = 0;	/* k: lines that say something, kept mod LOG_KEEP */
+	size_t used = 0;
+
+	for (const char *next; l < (end ? end : l + strlen(l)); l = next) {
+		int n = (int)strcspn(l, "\n");
+
+		next = l + n + (l[n] == '\n');
+		/* Instructions carry the registers' states after "  ; ": drop them. */
+		st = memmem(l, (size_t)n, "  ; ", 4);
+		if (st)
+			n = (int)(st - l);
+		while (n && l[n - 1] == ' ')
+			n--;
+		if (!log_line_says(l, (size_t)n))
+			continue;
+		kept[k % LOG_KEEP] = l;
+		nkept[k++ % LOG_KEEP] = n;
+	}
+	out[0] = '\0';
+	for (int i = k > LOG_KEEP ? k - LOG_KEEP : 0; i < k && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? " | " : "",
+					 nkept[i % LOG_KEEP], kept[i % LOG_KEEP]);
+	/* The verdict is the last line's, whatever room @out had. */
+	for (size_t i = 0; k && i < sizeof(kernel_lacks) / sizeof(kernel_lacks[0]); i++)
+		if (memmem(kept[(k - 1) % LOG_KEEP], (size_t)nkept[(k - 1) % LOG_KEEP],
+			   kernel_lacks[i], strlen(kernel_lacks[i])))
+			return TT_SKIP;
+	return TT_FAIL;
+}
+
+/*
+ * libbpf talks on stderr only with -v; its first warning explains a
+ * failure, and a verifier log's last lines explain a rejection.
+ */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	va_list aq;
+	char *text;
 	size_t n;
 
-	if (tt_verbose > (level == LIBBPF_DEBUG)) {
-		va_copy(aq, ap);
-		vfprintf(stderr, fmt, aq);
-		va_end(aq);
-	}
-	if (level != LIBBPF_WARN || libbpf_msg[0])
+	if (vasprintf(&text, fmt, ap) < 0)
 		return 0;
-	vsnprintf(libbpf_msg, sizeof(libbpf_msg), fmt, ap);
-	if (!strncmp(libbpf_msg, "libbpf: ", 8))
-		memmove(libbpf_msg, libbpf_msg + 8, strlen(libbpf_msg + 8) + 1);
-	n = strlen(libbpf_msg);
-	while (n && libbpf_msg[n - 1] == '\n')
-		libbpf_msg[--n] = '\0';
+	if (tt_verbose > (level == LIBBPF_DEBUG))
+		fputs(text, stderr);
+	if (level == LIBBPF_WARN && strstr(text, LOG_BEGIN)) {
+		verifier_rc = tt_bpf_verifier_says(strstr(text, LOG_BEGIN) + strlen(LOG_BEGIN),
+						   verifier_msg, sizeof(verifier_msg));
+	} else if (level == LIBBPF_WARN && !libbpf_msg[0]) {
+		snprintf(libbpf_msg, sizeof(libbpf_msg), "%s",
+			 strncmp(text, "libbpf: ", 8) ? text : text + 8);
+		n = strlen(libbpf_msg);
+		while (n && libbpf_msg[n - 1] == '\n')
+			libbpf_msg[--n] = '\0';
+	}
+	free(text);
 	return 0;
 }
 
@@ -50,6 +125,7 @@ void tt_bpf_capture(void)
 {
 	libbpf_set_print(libbpf_print);
 	libbpf_msg[0] = '\0';
+	verifier_msg[0] = '\0';
 }
 
 const char *tt_bpf_libbpf_msg(void)
@@ -66,10 +142,62 @@ const char *tt_bpf_errstr(int e, char *buf, size_t len)
 	return buf;
 }
 
-int tt_bpf_refused(int e)
+/*
+ * EINVAL before the verifier ran: the kernel did not know the program
+ * type or a map type, or it knew them and our request was wrong. libbpf's
+ * probes tell which; @why gets what it lacks.
+ */
+static int lacks_type(const struct bpf_object *obj, const struct bpf_program *prog,
+		      char *why, size_t len)
+{
+	const struct bpf_map *m;
+
+	if (libbpf_probe_bpf_prog_type(bpf_program__type(prog), NULL) <= 0) {
+		snprintf(why, len, "no BPF program type '%s' here",
+			 libbpf_bpf_prog_type_str(bpf_program__type(prog)));
+		return 1;
+	}
+	bpf_object__for_each_map(m, obj) {
+		if (libbpf_probe_bpf_map_type(bpf_map__type(m), NULL) <= 0) {
+			snprintf(why, len, "no BPF map type '%s' here",
+				 libbpf_bpf_map_type_str(bpf_map__type(m)));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int tt_bpf_load_verdict(int e, const struct bpf_object *obj, const struct bpf_program *prog,
+			const char *what, char *err, size_t len)
+{
+	char eb[96], why[128];
+
+	debug("libbpf said: %s", libbpf_msg[0] ? libbpf_msg : "nothing");
+	if (verifier_msg[0]) {
+		snprintf(err, len, verifier_rc == TT_SKIP ? "kernel lacks what %s needs: %s"
+			 : "verifier rejected %s: %s", what, verifier_msg);
+		return verifier_rc;
+	}
+	tt_bpf_errstr(e, eb, sizeof(eb));
+	if (e == EPERM || e == EACCES || e == ENOENT || e == EOPNOTSUPP || e == ENOTSUPP ||
+	    e == E2BIG) {
+		snprintf(err, len, "kernel refused to load %s: %s", what, eb);
+		return TT_SKIP;
+	}
+	if (e == EINVAL && lacks_type(obj, prog, why, sizeof(why))) {
+		snprintf(err, len, "kernel refused to load %s: %s: %s", what, eb, why);
+		return TT_SKIP;
+	}
+	snprintf(err, len, "cannot load %s: %s%s%s", what, eb, libbpf_msg[0] ? ": " : "",
+		 libbpf_msg);
+	return TT_FAIL;
+}
+
+int tt_bpf_attach_verdict(int e)
 {
 	debug("libbpf said: %s", libbpf_msg[0] ? libbpf_msg : "nothing");
-	if (e == EPERM || e == EINVAL || e == ENOTSUPP || e == EOPNOTSUPP || e == ENOENT)
+	if (e == EPERM || e == EACCES || e == ENOENT || e == ENODEV || e == EOPNOTSUPP ||
+	    e == ENOTSUPP || e == EINVAL)
 		return TT_SKIP;
 	return TT_FAIL;
 }

@@ -17,6 +17,7 @@
 struct bpf_map;
 struct bpf_program;
 struct bpf_link;
+struct bpf_object;
 struct bpf_object_skeleton;
 struct tt_bpf_reader;
 
@@ -31,13 +32,24 @@ enum { TT_BPF_COUNT, TT_BPF_EMPTY, TT_BPF_SHARED, TT_BPF_HASH, TT_BPF_RINGBUF,
 extern const char *const tt_bpf_variants[];
 
 /*
+ * What tells a BPF family from the others its file serves (tracer_ops.data):
+ * never its name. Its variants are tt_bpf_variants[] or a prefix of it, so
+ * t->vidx is the TT_BPF_ value.
+ */
+struct tt_bpf_family {
+	const char *stem;	/* its programs are tt_<stem>_<variant> */
+	int hook;		/* the file's own index of the hook, what its code switches on */
+};
+
+/*
  * One cell's program, from setup() to teardown(): a BPF tracer's t->priv
  * is one, or begins with one (bpf_kernel.c adds the kernel function). The
  * last fields are the file's: its skeleton, given to tt_bpf_open(), and
  * tgid, which it sets after the load.
  */
 struct tt_bpf {
-	int hook, var, ncpus;		/* hook: index into the file's hook names */
+	const struct tt_bpf_family *fam;
+	int var, ncpus;			/* var: TT_BPF_ */
 	int threads;			/* sizes the tid hash */
 	uint32_t ring;			/* ringbuf variant: bytes of the ring */
 	char prog_name[40];		/* tt_<hook>_<variant> */
@@ -55,21 +67,21 @@ struct tt_bpf {
 	uint32_t *tgid;			/* &skel->bss->target_tgid, after load */
 };
 
-/*
- * A file's hooks are its tracers' names after "bpf:", in @hooks (NULL
- * ends it) in the order of the file's own index: t's index there.
- */
-int tt_bpf_hook(const struct tracer *t, const char *const *hooks);
-/* t->variant as a TT_BPF_ index. */
-int tt_bpf_variant(const struct tracer *t);
-/* Name the cell's program tt_<hooks[hook]>_<variant @var>. */
-void tt_bpf_init(struct tt_bpf *b, const char *const *hooks, int hook, int var);
+/* t's family: what its ops carry as data. */
+static inline const struct tt_bpf_family *tt_bpf_family(const struct tracer *t)
+{
+	return t->ops->data;
+}
+/* Name the cell's program tt_<stem>_<variant @var>. */
+void tt_bpf_init(struct tt_bpf *b, const struct tt_bpf_family *fam, int var);
 /*
  * setup(): t->priv = @size zeroed bytes that begin with a struct tt_bpf,
- * initialised for t's hook and variant and sized for its run; NULL and
- * t->err on failure (teardown frees what there is).
+ * initialised for t's family and variant and sized for its run; NULL and
+ * t->err on failure (teardown frees what there is). TRACETAX_FAULT's
+ * "verifier" puts common.bpf.h's tt_fault_verifier in place of the cell's
+ * program: supported() builds its own and never sees that fault.
  */
-struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size, const char *const *hooks);
+struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size);
 /*
  * After X_bpf__open(): own @skel (NULL: the open failed), turn on the
  * autoload of the cell's program only -- the verifier, the kernel and the
@@ -77,8 +89,11 @@ struct tt_bpf *tt_bpf_new(struct tracer *t, size_t size, const char *const *hook
  */
 int tt_bpf_open(struct tt_bpf *b, void *skel, struct bpf_object_skeleton *s,
 		void (*destroy)(void *), char *err, size_t len);
-/* Load; 0, or the kernel's errno and @err ("cannot load BPF program ..."). */
-int tt_bpf_load(struct tt_bpf *b, char *err, size_t len);
+/*
+ * Load: TT_OK, or TT_SKIP / TT_FAIL by tt_bpf_load_verdict() with @err
+ * naming @what ("fentry program on 'f'"; NULL: "BPF program 'tt_x_y'").
+ */
+int tt_bpf_load(struct tt_bpf *b, const char *what, char *err, size_t len);
 /* After setup()'s load: start the ringbuf variant's reader. */
 int tt_bpf_loaded(struct tracer *t, struct tt_bpf *b);
 /* start(), before the file attaches: zero the counters, filter on @pid. */
@@ -91,13 +106,14 @@ void tt_bpf_teardown(struct tracer *t);
 
 /*
  * The tracer_ops of a BPF tracer whose file defines <pfx>_supported,
- * <pfx>_setup and <pfx>_start: only the name, hook and text differ.
+ * <pfx>_setup and <pfx>_start: only the name, hook, text and family differ.
  */
-#define TT_BPF_OPS(nm, hook_mask, text, vars, pfx) {			\
+#define TT_BPF_OPS(nm, hook_mask, text, vars, family, pfx) {		\
 	.name = nm,							\
 	.hooks = hook_mask,						\
 	.summary = text,						\
 	.variants = vars,						\
+	.data = &family,						\
 	.supported = pfx##_supported,					\
 	.setup = pfx##_setup,						\
 	.start = pfx##_start,						\
@@ -119,20 +135,45 @@ int tt_bpf_reader_drain(struct tt_bpf_reader *r, int64_t *records, double *cpu_n
 /* Join the thread and free everything; NULL is fine. */
 void tt_bpf_reader_stop(struct tt_bpf_reader *r);
 
-/* Route libbpf's output to debug() and keep its first warning; clears it. */
+/*
+ * Route libbpf's output to debug() and keep its first warning and the last
+ * lines of a verifier log; clears both.
+ */
 void tt_bpf_capture(void);
 /* libbpf's first warning since tt_bpf_capture(), "" if none. */
 const char *tt_bpf_libbpf_msg(void);
+
+/*
+ * A verifier log (what libbpf prints after its "BEGIN PROG LOAD LOG" line):
+ * its last lines that say something, " | "-joined, into @out; TT_SKIP if
+ * they say the kernel lacks a helper, kfunc or instruction the program
+ * uses ("unknown func bpf_ringbuf_reserve#131"), else TT_FAIL: the
+ * verifier rejected the program itself ("invalid mem access").
+ */
+int tt_bpf_verifier_says(const char *log, char *out, size_t len);
 
 /* "Operation not permitted (EPERM)": what the kernel said, and its name. */
 const char *tt_bpf_errstr(int e, char *buf, size_t len);
 
 /*
- * What a kernel that refuses a program says: no permission (lockdown, a
- * BPF LSM), no such hook, not supported: TT_SKIP. Anything else, e.g. a
- * verifier rejection (EACCES), is our bug: TT_FAIL.
+ * After a failed load of @prog in @obj, with the kernel's or libbpf's
+ * errno @e: the rule of docs/tracers.md. If the verifier spoke, a kernel
+ * that lacks a helper, kfunc or instruction we use is TT_SKIP, any other
+ * rejection TT_FAIL with the log's last lines. If it did not: EPERM,
+ * EACCES (not allowed), ENOENT, EOPNOTSUPP, ENOTSUPP, E2BIG (not here)
+ * are TT_SKIP; EINVAL is TT_SKIP when the kernel lacks the program type or
+ * a map type of @obj (libbpf's probes), else TT_FAIL; anything else is
+ * TT_FAIL. @err names @what.
  */
-int tt_bpf_refused(int e);
+int tt_bpf_load_verdict(int e, const struct bpf_object *obj, const struct bpf_program *prog,
+			const char *what, char *err, size_t len);
+
+/*
+ * After a failed attach, errno @e: the kernel refusing the hook (EPERM,
+ * EACCES, ENOENT, ENODEV, EOPNOTSUPP, ENOTSUPP, EINVAL) is TT_SKIP,
+ * anything else TT_FAIL.
+ */
+int tt_bpf_attach_verdict(int e);
 
 /* 1 if we may load tracing programs; else 0 and the reason. */
 int tt_bpf_caps_ok(char *reason, size_t len);

@@ -8,7 +8,6 @@
  * events, never as a quietly lower count.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,14 @@
 
 enum ftrace_mode { MODE_NOREAD, MODE_READ, MODE_SPLICE };
 
+/* What tells ftrace:syscall from ftrace:raw (tracer_ops.data). */
+struct ftrace_family {
+	const char *system;
+	const char *event;		/* NULL: the target's sys_enter_<name> */
+	int filter_nr;			/* fires on every syscall: filter on the target's */
+	const enum ftrace_mode *modes;	/* of each variant, by t->vidx */
+};
+
 struct ftrace_priv {
 	struct tracefs_instance *inst;
 	const char *system, *event;
@@ -36,15 +43,15 @@ struct ftrace_priv {
 	struct ftrace_readers *readers;	/* running between start() and stop() */
 };
 
-static bool is_raw(const struct tracer *t)
+static const struct ftrace_family *family_of(const struct tracer *t)
 {
-	return !strcmp(t->ops->name, "ftrace:raw");
+	return t->ops->data;
 }
 
 static void event_of(const struct tracer *t, const char **system, const char **event)
 {
-	*system = is_raw(t) ? "raw_syscalls" : "syscalls";
-	*event = is_raw(t) ? "sys_enter" : t->target->event;
+	*system = family_of(t)->system;
+	*event = family_of(t)->event ? family_of(t)->event : t->target->event;
 }
 
 static int ftrace_supported(const struct tracer *t, char *reason, size_t len)
@@ -53,15 +60,6 @@ static int ftrace_supported(const struct tracer *t, char *reason, size_t len)
 
 	event_of(t, &system, &event);
 	return tt_tracefs_probe(system, event, reason, len) ? TT_SKIP : TT_OK;
-}
-
-static enum ftrace_mode mode_of(const struct tracer *t)
-{
-	if (t->variant && !strcmp(t->variant, "read"))
-		return MODE_READ;
-	if (t->variant && !strcmp(t->variant, "splice"))
-		return MODE_SPLICE;
-	return MODE_NOREAD;
 }
 
 static int ftrace_setup(struct tracer *t)
@@ -74,18 +72,17 @@ static int ftrace_setup(struct tracer *t)
 	if (!p)
 		return tracer_error(t, "out of memory");
 	t->priv = p;
-	p->mode = mode_of(t);
+	p->mode = family_of(t)->modes[t->vidx];
 	event_of(t, &p->system, &p->event);
 	env = tt_buffer_kb_env(&kb, t->err, sizeof(t->err));
 	if (env < 0)
 		return TT_FAIL;
-	if (!env && p->mode == MODE_NOREAD &&
-	    tt_buffer_kb_for(p->system, p->event, t->events_hint, &kb, t->err, sizeof(t->err)))
+	if (!env && p->mode == MODE_NOREAD && tt_buffer_kb_for(t, p->system, p->event, &kb))
 		return TT_FAIL;
 	p->inst = tt_instance_setup(kb, t->err, sizeof(t->err));
 	if (!p->inst)
 		return TT_FAIL;
-	if (is_raw(t)) {
+	if (family_of(t)->filter_nr) {
 		/*
 		 * The filter runs on every syscall of the workload: its cost is
 		 * part of what ftrace:raw measures. Events it rejects are
@@ -124,22 +121,23 @@ static int ftrace_start(struct tracer *t, pid_t pid)
  * for: hits counts them all, lost those that never reached a reader or the
  * buffer's end state, so a small buffer shows as lost > 0 next to exact hits.
  * With read(2), the consumed records are the ones we parsed out of the pages,
- * checked against the kernel's own count.
+ * checked against the kernel's own count: a difference is a bug of ours
+ * (or of the parser), and the cell fails with both numbers.
  */
-static void count_hits(struct tracer *t, const struct tt_rb_stats *st,
-		       const struct ftr_totals *rd, struct tt_hits *out)
+static int count_hits(struct tracer *t, const struct tt_rb_stats *st,
+		      const struct ftr_totals *rd, struct tt_hits *out)
 {
 	int64_t consumed = rd->events >= 0 ? rd->events : st->read;
 
-	if (consumed != st->read)
-		warning("%s: parsed %ld records from the pages read, the kernel says %ld were read",
-			t->name, consumed, st->read);
-	out->lost = st->overrun + st->commit_overrun + st->dropped;
-	out->hits = consumed + st->entries + out->lost;
-	out->consumer_ns = (double)rd->cpu_ns;
 	debug("%s: read %ld (%ld pages, %ld bytes, %.0f us reader cpu) entries %ld overrun %ld "
 	      "commit overrun %ld dropped %ld", t->name, consumed, rd->pages, rd->bytes,
 	      (double)rd->cpu_ns / 1e3, st->entries, st->overrun, st->commit_overrun, st->dropped);
+	if (consumed != st->read)
+		return tracer_error(t, "parsed %ld records from the pages read, the kernel says "
+				    "%ld were read", consumed, st->read);
+	tt_rb_count(st, &out->hits, &out->lost);
+	out->consumer_ns = (double)rd->cpu_ns;
+	return TT_OK;
 }
 
 static int ftrace_stop(struct tracer *t, struct tt_hits *out)
@@ -158,8 +156,7 @@ static int ftrace_stop(struct tracer *t, struct tt_hits *out)
 	if (tt_instance_stats(p->inst, &st))
 		return tracer_error(t, "cannot read ring-buffer stats of '%s': %s",
 				    tracefs_instance_get_name(p->inst), strerror(errno));
-	count_hits(t, &st, &rd, out);
-	return 0;
+	return count_hits(t, &st, &rd, out);
 }
 
 static void ftrace_teardown(struct tracer *t)
@@ -178,7 +175,21 @@ static void ftrace_teardown(struct tracer *t)
 	t->priv = NULL;
 }
 
+/* A variant's mode: syscall_modes[t->vidx]. */
 static const char *const syscall_variants[] = { "noread", "read", "splice", NULL };
+static const enum ftrace_mode syscall_modes[] = { MODE_NOREAD, MODE_READ, MODE_SPLICE };
+_Static_assert(sizeof(syscall_modes) / sizeof(syscall_modes[0]) ==
+	       sizeof(syscall_variants) / sizeof(syscall_variants[0]) - 1, "a mode per variant");
+
+static const struct ftrace_family syscall_family = {
+	.system = "syscalls", .event = NULL, .filter_nr = 0, .modes = syscall_modes,
+};
+
+/* No variants: vidx is 0. */
+static const enum ftrace_mode raw_modes[] = { MODE_NOREAD };
+static const struct ftrace_family raw_family = {
+	.system = "raw_syscalls", .event = "sys_enter", .filter_nr = 1, .modes = raw_modes,
+};
 
 const struct tracer_ops tracer_ftrace_syscall = {
 	.name = "ftrace:syscall",
@@ -186,6 +197,7 @@ const struct tracer_ops tracer_ftrace_syscall = {
 	.summary = "tracefs event syscalls:sys_enter_<target> into a ring buffer: no reader, "
 		   "or a reader per CPU using read(2) or splice(2)",
 	.variants = syscall_variants,
+	.data = &syscall_family,
 	.supported = ftrace_supported,
 	.setup = ftrace_setup,
 	.start = ftrace_start,
@@ -197,6 +209,7 @@ const struct tracer_ops tracer_ftrace_raw = {
 	.name = "ftrace:raw",
 	.hooks = TT_HOOK_SYSCALL,
 	.summary = "tracefs event raw_syscalls:sys_enter filtered on the target, no reader",
+	.data = &raw_family,
 	.supported = ftrace_supported,
 	.setup = ftrace_setup,
 	.start = ftrace_start,

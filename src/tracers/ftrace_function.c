@@ -124,8 +124,7 @@ static int function_setup(struct tracer *t)
 	if (env < 0)
 		return TT_FAIL;
 	/* Records of the function tracer have the format of the event ftrace:function. */
-	if (!env && tt_buffer_kb_for("ftrace", "function", t->events_hint, &kb,
-				     t->err, sizeof(t->err)))
+	if (!env && tt_buffer_kb_for(t, "ftrace", "function", &kb))
 		return TT_FAIL;
 	p->inst = tt_instance_setup(kb, t->err, sizeof(t->err));
 	if (!p->inst)
@@ -185,8 +184,7 @@ static int function_stop(struct tracer *t, struct tt_hits *out)
 				    tracefs_instance_get_name(p->inst), strerror(errno));
 	if (function_off(p))
 		return tracer_error(t, "cannot stop the function tracer: %s", strerror(errno));
-	out->lost = st.overrun + st.commit_overrun + st.dropped;
-	out->hits = st.entries + st.read + out->lost;
+	tt_rb_count(&st, &out->hits, &out->lost);
 	out->consumer_ns = 0;
 	debug("%s: entries %ld overrun %ld dropped %ld", t->name, st.entries, st.overrun,
 	      st.dropped);

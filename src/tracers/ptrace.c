@@ -34,7 +34,13 @@
 
 #define EXIT_TIMEOUT_MS 5000	/* the helper has seen the workload's end by then */
 
-extern const struct tracer_ops tracer_ptrace_seccomp;
+/* What tells ptrace:seccomp from ptrace:all (tracer_ops.data). */
+struct pt_family {
+	int seccomp;	/* a seccomp filter asks for the stops: the target's only */
+};
+
+static const struct pt_family pt_all = { .seccomp = 0 };
+static const struct pt_family pt_seccomp = { .seccomp = 1 };
 
 struct pt_priv {
 	struct pt_shared *sh;	/* MAP_SHARED: survives the fork */
@@ -44,7 +50,7 @@ struct pt_priv {
 
 static int is_seccomp(const struct tracer *t)
 {
-	return t->ops == &tracer_ptrace_seccomp;
+	return ((const struct pt_family *)t->ops->data)->seccomp;
 }
 
 /* Yama scope 1 lets only ancestors trace: our helper is the tracee's sibling. */
@@ -235,6 +241,7 @@ const struct tracer_ops tracer_ptrace_all = {
 	.name = "ptrace:all",
 	.hooks = TT_HOOK_SYSCALL,
 	.summary = "PTRACE_SYSCALL stop at every syscall entry and exit (what strace does)",
+	.data = &pt_all,
 	.supported = pt_supported,
 	.setup = pt_setup,
 	.child_prep = pt_child_prep,
@@ -248,6 +255,7 @@ const struct tracer_ops tracer_ptrace_seccomp = {
 	.name = "ptrace:seccomp",
 	.hooks = TT_HOOK_SYSCALL,
 	.summary = "seccomp RET_TRACE stop at the target syscall only (strace --seccomp-bpf)",
+	.data = &pt_seccomp,
 	.supported = pt_supported,
 	.setup = pt_setup,
 	.child_prep = pt_child_prep,

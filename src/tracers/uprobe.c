@@ -152,8 +152,7 @@ static int uprobe_setup(struct tracer *t)
 	env = tt_buffer_kb_env(&kb, t->err, sizeof(t->err));
 	if (env < 0)
 		return TT_FAIL;
-	if (!env && tt_buffer_kb_for(p->system, p->event, t->events_hint, &kb,
-				     t->err, sizeof(t->err)))
+	if (!env && tt_buffer_kb_for(t, p->system, p->event, &kb))
 		return TT_FAIL;
 	p->inst = tt_instance_setup(kb, t->err, sizeof(t->err));
 	return p->inst ? TT_OK : TT_FAIL;
@@ -191,7 +190,11 @@ static int uprobe_start(struct tracer *t, pid_t pid)
 		? TT_FAIL : TT_OK;
 }
 
-/* Hits as in ftrace:syscall: every record the ring buffer took or lost. */
+/*
+ * Hits as in ftrace:syscall: every record the ring buffer took or lost. The
+ * kernel's own count in uprobe_profile, taken before the pid filter, can
+ * only be higher: lower, and one of the two counts is wrong.
+ */
 static int uprobe_stop(struct tracer *t, struct tt_hits *out)
 {
 	struct uprobe_priv *p = t->priv;
@@ -204,19 +207,17 @@ static int uprobe_stop(struct tracer *t, struct tt_hits *out)
 	if (tt_instance_stats(p->inst, &st))
 		return tracer_error(t, "cannot read ring-buffer stats of '%s': %s",
 				    tracefs_instance_get_name(p->inst), strerror(errno));
-	out->lost = st.overrun + st.commit_overrun + st.dropped;
-	out->hits = st.entries + st.read + out->lost;
+	tt_rb_count(&st, &out->hits, &out->lost);
 	out->consumer_ns = 0;
 	prof = profile_hits(p);
 	if (prof >= 0 && p->profile0 >= 0)
 		prof -= p->profile0;
 	debug("%s: entries %ld overrun %ld dropped %ld; uprobe_profile counted %ld hits of "
 	      "'%s' in all processes", t->name, st.entries, st.overrun, st.dropped, prof, p->event);
-	/* The profile counts before the pid filter: it can only be higher. */
 	if (prof >= 0 && prof < out->hits)
-		warning("%s: uprobe_profile counted %ld hits, the ring buffer %ld",
-			t->name, prof, out->hits);
-	return 0;
+		return tracer_error(t, "uprobe_profile counted %ld hits, the ring buffer %ld",
+				    prof, out->hits);
+	return TT_OK;
 }
 
 static void uprobe_teardown(struct tracer *t)
