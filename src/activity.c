@@ -195,6 +195,43 @@ static int bpf_tracing_type(__u32 type)
 	}
 }
 
+/*
+ * Programs this process loaded, held or not: a program we detached and
+ * closed lingers after a raw tracepoint or perf link lets go of it (the
+ * kernel puts it after an RCU grace period), and must not come back as
+ * "another tracer" in the next sample.
+ */
+static __u32 *loaded;
+static size_t nloaded, caploaded;
+
+void activity_own_bpf_prog(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 ilen = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		return;
+	if (nloaded == caploaded) {
+		size_t cap = caploaded ? 2 * caploaded : 64;
+		__u32 *n = realloc(loaded, cap * sizeof(*n));
+
+		if (!n)
+			return;	/* at worst a false "disturbed", never a missed one */
+		loaded = n;
+		caploaded = cap;
+	}
+	loaded[nloaded++] = info.id;
+}
+
+static int loaded_by_us(__u32 id)
+{
+	for (size_t i = 0; i < nloaded; i++)
+		if (loaded[i] == id)
+			return 1;
+	return 0;
+}
+
 /* Tracing programs loaded, by id; 1 if they cannot be listed (no permission). */
 static int bpf_items(struct items *it)
 {
@@ -215,7 +252,7 @@ static int bpf_items(struct items *it)
 
 		while (k < nours && ours[k] != id)
 			k++;
-		if (k < nours)
+		if (k < nours || loaded_by_us(id))
 			continue;
 		fd = bpf_prog_get_fd_by_id(id);
 		if (fd < 0) {

@@ -57,6 +57,13 @@ int activity_diff(const struct activity *before, const struct activity *after, c
 void activity_summary(const struct activity *a, char *buf, size_t len);
 
 /*
+ * Every BPF program this process loads is declared here (by its fd), so it
+ * is never taken for another tracer, even while the kernel, having let go
+ * of it, takes a grace period to free it.
+ */
+void activity_own_bpf_prog(int fd);
+
+/*
  * A ptracer of any thread of @pid other than @ours (TracerPid in
  * /proc/<pid>/task/<tid>/status), 0 if none or if @pid is gone.
  */

@@ -58,6 +58,8 @@ static const char usage_run[] =
 	"      --dry-run           print the plan (cells, rep orders, an estimate of\n"
 	"                          the time) and touch nothing\n"
 	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
+	"      --no-wait           another measurement holds the machine's lock: exit 2\n"
+	"                          at once (default: wait for it, saying for whom)\n"
 	"  -q, --quiet             no progress lines (and no table with --json -)\n";
 
 static const char usage_list[] =

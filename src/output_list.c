@@ -24,6 +24,12 @@ static int probe(const char *name, char *reason, size_t len)
 	return tracer_supported(&t, reason, len);
 }
 
+/* TT_SKIP: the kernel or system refuses it; TT_FAIL: ours is broken (tracer.h). */
+static const char *status_name(int st)
+{
+	return st == TT_OK ? "available" : st == TT_SKIP ? "skipped" : "failed";
+}
+
 static void each_name(const struct tracer_ops *ops, int v, char *buf, size_t len)
 {
 	if (ops->variants)
@@ -55,7 +61,7 @@ static int list_json(FILE *f)
 				json_array_append_new(hooks, json_string("usdt"));
 			json_array_append_new(tr, json_pack("{s:s, s:s, s:o, s:s, s:s?, s:s}",
 				"name", name, "family", ops->name, "hooks", hooks,
-				"status", st == TT_OK ? "available" : "skipped",
+				"status", status_name(st),
 				"reason", st == TT_OK ? NULL : reason,
 				"summary", ops->summary ? ops->summary : ""));
 		}
@@ -89,10 +95,12 @@ int output_list(FILE *f, int json, const char *load_path)
 
 		for (int v = 0; v == 0 || (ops->variants && ops->variants[v]); v++) {
 			each_name(ops, v, name, sizeof(name));
-			if (probe(name, reason, sizeof(reason)) == TT_OK)
+			int st = probe(name, reason, sizeof(reason));
+
+			if (st == TT_OK)
 				fprintf(f, "  %-24s available  %s\n", name, v ? "" : ops->summary ? ops->summary : "");
 			else
-				fprintf(f, "  %-24s skipped: %s\n", name, reason);
+				fprintf(f, "  %-24s %s: %s\n", name, status_name(st), reason);
 		}
 	}
 	fprintf(f, "\nworkloads:\n");

@@ -15,6 +15,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "../activity.h"
 #include "../util.h"
 #include "bpf_util.h"
 
@@ -122,8 +123,10 @@ int tt_bpf_load(struct tt_bpf *b, const char *what, char *err, size_t len)
 	int e = -bpf_object__load_skeleton(b->s);	/* what X_bpf__load() does */
 	char prog[64];
 
-	if (!e)
+	if (!e) {
+		activity_own_bpf_prog(bpf_program__fd(b->prog));
 		return TT_OK;
+	}
 	snprintf(prog, sizeof(prog), "BPF program '%s'", b->prog_name);
 	return tt_bpf_load_verdict(e, *b->s->obj, b->prog, what ? what : prog, err, len);
 }

@@ -7,10 +7,12 @@ need_root
 available perf:count | grep -q . || skip "tracer 'perf:count' not available here"
 [ -x "$B/tests/tt-attach" ] || fail "no $B/tests/tt-attach"
 
-"$TT" run -t perf:count,none --reps 20 --run-ms 100 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
+# perf:count's cell: calibration (well under a second), then 30 reps of
+# about 250 ms; tt-attach comes at 2.5 s and stays 1 s, within those reps.
+"$TT" run -t perf:count,none --reps 30 --run-ms 100 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-for _ in $(seq 100); do grep -q 'ok\|\[1/' "$TMP/err" && break; [ -e "$TMP/err" ] && sleep 0.1; done
-sleep 1.5	# in perf:count's reps (about 4 s of them)
+sleep 2.5
+grep -q '^\[1/' "$TMP/err" && fail "perf:count's cell ended before the attach: the test needs longer reps"
 timeout 10 "$B/tests/tt-attach" syscalls:sys_enter_getpid 1 >"$TMP/attach" 2>&1 ||
 	fail "tt-attach failed: $(cat "$TMP/attach")"
 wait "$pid"
