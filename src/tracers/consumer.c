@@ -1,10 +1,8 @@
 /*
- * Consumer threads (consumer.h). The thread sleeps in poll(2) on its own
- * fds and an eventfd; a request is a word under a mutex plus a write to
- * that eventfd, and the answer comes back on a condition variable, which
- * the owner waits on with a deadline: a stuck consumer is an error, never
- * a hang. The thread reads its own CPU clock when it answers and when it
- * ends, so the figure is there after it exited too.
+ * Consumer threads (consumer.h). A request is a word under a mutex and a
+ * write to the eventfd the thread polls; the answer comes back on a
+ * condition variable, waited on with a deadline. The thread reads its own
+ * CPU clock when it answers and when it ends: right after it exited too.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,54 +25,35 @@
 enum { REQ_NONE, REQ_DRAIN, REQ_QUIT };
 
 struct consumer {
+	struct consumer_conf conf;	/* its name and fds are copied below */
 	char name[16];
-	const struct tracer *placed;
-	int period_ms;
-	int (*work)(struct consumer *c, void *arg, struct pollfd *fds, bool drain);
-	void *arg;
 	pthread_t th;
 	int efd;		/* readable while a request is pending */
-	pthread_mutex_t lock;	/* guards the fields up to err */
+	pthread_mutex_t lock;	/* guards the fields below */
 	pthread_cond_t answered;
 	int req;		/* REQ_*: the owner's last request */
 	unsigned asked, done;	/* requests made, and answered */
 	bool ended;		/* the thread left its loop */
 	uint64_t cpu_end;	/* its CPU clock at its last answer or its end */
 	uint64_t cpu0;		/* its CPU clock at consumer_reset() */
-	char err[TT_REASON_MAX];	/* why work() failed, "" if it did not */
-	int nfds;
+	char err[TT_REASON_MAX];	/* why it failed or was given up, "" if not */
 	struct pollfd fds[];	/* the consumer's, then efd */
 };
 
 int consumer_fail(struct consumer *c, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	pthread_mutex_lock(&c->lock);
 	if (!c->err[0]) {
+		n = snprintf(c->err, sizeof(c->err), "consumer '%s' failed: ", c->name);
 		va_start(ap, fmt);
-		vsnprintf(c->err, sizeof(c->err), fmt, ap);
+		vsnprintf(c->err + n, sizeof(c->err) - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return -1;
-}
-
-/* The owner's pending request, if the eventfd says there is one; @seq: its number. */
-static int take_request(struct consumer *c, unsigned *seq)
-{
-	uint64_t n;
-	int req;
-
-	if (!(c->fds[c->nfds].revents & POLLIN))
-		return REQ_NONE;
-	if (read(c->efd, &n, sizeof(n)) < 0)
-		return REQ_NONE;	/* EAGAIN: a wake-up already taken */
-	pthread_mutex_lock(&c->lock);
-	req = c->req;
-	*seq = c->asked;
-	pthread_mutex_unlock(&c->lock);
-	return req;
 }
 
 static void answer(struct consumer *c, unsigned seq, bool end)
@@ -92,47 +71,42 @@ static void answer(struct consumer *c, unsigned seq, bool end)
 static void *consumer_main(void *arg)
 {
 	struct consumer *c = arg;
-	int rc = CONSUMER_MORE, req;
+	int rc = CONSUMER_MORE, req, n = c->conf.nfds;
 	unsigned seq = 0;
+	uint64_t v;
 
 	pthread_setname_np(pthread_self(), c->name);
-	if (c->placed)
-		tracer_place_self(c->placed);
+	if (c->conf.placed)
+		tracer_place_self(c->conf.placed);
 	while (rc == CONSUMER_MORE) {
-		if (poll(c->fds, (nfds_t)c->nfds + 1, c->period_ms) < 0) {
+		if (poll(c->fds, (nfds_t)n + 1, c->conf.period_ms) < 0) {
 			if (errno != EINTR)
 				rc = consumer_fail(c, "poll: %s", strerror(errno));
 			continue;
 		}
-		req = take_request(c, &seq);
-		rc = c->work(c, c->arg, c->fds, req != REQ_NONE);
+		req = REQ_NONE;
+		if ((c->fds[n].revents & POLLIN) && read(c->efd, &v, sizeof(v)) > 0) {
+			pthread_mutex_lock(&c->lock);
+			req = c->req;
+			seq = c->asked;
+			pthread_mutex_unlock(&c->lock);
+		}
+		rc = c->conf.work(c, c->conf.arg, c->fds, req != REQ_NONE);
 		if (req == REQ_QUIT && rc == CONSUMER_MORE)
 			rc = CONSUMER_END;
-		if (req != REQ_NONE && rc == CONSUMER_MORE)
+		else if (req != REQ_NONE && rc == CONSUMER_MORE)
 			answer(c, seq, false);
 	}
 	answer(c, seq, true);
 	return NULL;
 }
 
-static int say(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-/* Make a request and wait for its answer, or for the thread's end. */
+/* Make a request, wait for its answer or the thread's end. A write to an eventfd cannot fail. */
 static int ask(struct consumer *c, int req, uint64_t *cpu_ns, char *err, size_t len)
 {
 	uint64_t one = 1;
 	struct timespec dl;
-	int e = 0, rc = 0;
+	int rc = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &dl);
 	dl.tv_sec += ANSWER_TIMEOUT_S;
@@ -140,20 +114,18 @@ static int ask(struct consumer *c, int req, uint64_t *cpu_ns, char *err, size_t 
 	if (!c->ended) {
 		c->req = req;
 		c->asked++;
-		if (write(c->efd, &one, sizeof(one)) != sizeof(one))
-			e = errno;
+		rc = write(c->efd, &one, sizeof(one)) < 0;
 	}
-	while (!e && c->done != c->asked && !c->ended)
-		e = pthread_cond_timedwait(&c->answered, &c->lock, &dl);
+	while (!rc && c->done != c->asked && !c->ended)
+		rc = pthread_cond_timedwait(&c->answered, &c->lock, &dl);
+	if (rc && !c->err[0])	/* it stays failed: a late answer is no proof */
+		snprintf(c->err, sizeof(c->err), "consumer '%s' did not answer within %d s",
+			 c->name, ANSWER_TIMEOUT_S);
 	if (cpu_ns)
 		*cpu_ns = c->cpu_end > c->cpu0 ? c->cpu_end - c->cpu0 : 0;
-	if (e == ETIMEDOUT)
-		rc = say(err, len, "consumer '%s' did not answer within %d s", c->name,
-			 ANSWER_TIMEOUT_S);
-	else if (e)
-		rc = say(err, len, "cannot wake consumer '%s': %s", c->name, strerror(e));
-	else if (c->err[0])
-		rc = say(err, len, "consumer '%s' failed: %s", c->name, c->err);
+	rc = c->err[0] ? -1 : 0;
+	if (rc && err)
+		snprintf(err, len, "%s", c->err);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
@@ -189,7 +161,6 @@ int consumer_stop(struct consumer **cp, uint64_t *cpu_ns, char *err, size_t len)
 {
 	struct consumer *c = *cp;
 	int rc;
-	bool stuck;
 
 	if (cpu_ns)
 		*cpu_ns = 0;
@@ -197,11 +168,10 @@ int consumer_stop(struct consumer **cp, uint64_t *cpu_ns, char *err, size_t len)
 		return 0;
 	rc = ask(c, REQ_QUIT, cpu_ns, err, len);
 	pthread_mutex_lock(&c->lock);
-	stuck = !c->ended;
-	pthread_mutex_unlock(&c->lock);
-	/* Its blocking calls (poll, read, splice) are cancellation points. */
-	if (stuck)
+	/* Stuck: its blocking calls (poll, read, splice) are cancellation points. */
+	if (!c->ended)
 		pthread_cancel(c->th);
+	pthread_mutex_unlock(&c->lock);
 	pthread_join(c->th, NULL);
 	consumer_free(c);
 	*cp = NULL;
@@ -216,36 +186,27 @@ struct consumer *consumer_start(const struct consumer_conf *conf, char *err, siz
 	sigset_t all;
 	int e;
 
-	if (!c) {
-		say(err, len, "cannot allocate consumer '%s': %s", conf->name, strerror(ENOMEM));
-		return NULL;
-	}
-	snprintf(c->name, sizeof(c->name), "%s", conf->name);
-	c->placed = conf->placed;
-	c->period_ms = conf->period_ms;
-	c->work = conf->work;
-	c->arg = conf->arg;
-	c->nfds = conf->nfds;
-	memcpy(c->fds, conf->fds, (size_t)conf->nfds * sizeof(c->fds[0]));
-	c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->efd < 0) {
-		say(err, len, "cannot create eventfd: %s", strerror(errno));
+	if (!c || (c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		snprintf(err, len, "cannot create consumer '%s': %s", conf->name, strerror(errno));
 		free(c);
 		return NULL;
 	}
-	c->fds[c->nfds] = (struct pollfd){ .fd = c->efd, .events = POLLIN };
+	c->conf = *conf;
+	snprintf(c->name, sizeof(c->name), "%s", conf->name);
+	memcpy(c->fds, conf->fds, (size_t)conf->nfds * sizeof(c->fds[0]));
+	c->fds[conf->nfds] = (struct pollfd){ .fd = c->efd, .events = POLLIN };
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->answered, &ca);
-	pthread_condattr_destroy(&ca);
-	sigfillset(&all);
 	pthread_attr_init(&attr);
+	sigfillset(&all);
 	pthread_attr_setsigmask_np(&attr, &all);
 	e = pthread_create(&c->th, &attr, consumer_main, c);
 	pthread_attr_destroy(&attr);
+	pthread_condattr_destroy(&ca);
 	if (e) {
-		say(err, len, "cannot start consumer thread '%s': %s", c->name, strerror(e));
+		snprintf(err, len, "cannot start consumer '%s': %s", c->name, strerror(e));
 		consumer_free(c);
 		return NULL;
 	}
