@@ -22,8 +22,6 @@
 
 #define PAGE_HDR 16	/* struct buffer_data_page: u64 timestamp, local_t commit */
 
-struct ftrace_readers;
-
 struct reader {
 	struct ftrace_readers *set;
 	struct consumer *c;
@@ -42,16 +40,6 @@ struct ftrace_readers {
 	int n;
 	struct reader r[];
 };
-
-/* The records of one page; padding and time extends are not records. */
-static int count_page(struct consumer *c, struct reader *r)
-{
-	if (kbuffer_load_subbuffer(r->kbuf, r->page) < 0)
-		return consumer_fail(c, "cannot parse a page of cpu %d", r->cpu);
-	for (void *ev = kbuffer_read_event(r->kbuf, NULL); ev; ev = kbuffer_next_event(r->kbuf, NULL))
-		r->events++;
-	return 0;
-}
 
 /*
  * read(2) pages until none is left. The kernel hands out a page the writer
@@ -76,8 +64,11 @@ static int consume_read(struct consumer *c, struct reader *r, bool drain)
 		r->bytes += n;
 		if (!r->kbuf)
 			continue;	/* splice mode's final flush: stats count these */
-		if (count_page(c, r))
-			return -1;
+		if (kbuffer_load_subbuffer(r->kbuf, r->page) < 0)
+			return consumer_fail(c, "cannot parse a page of cpu %d", r->cpu);
+		/* Padding and time extends are not records. */
+		for (void *e = kbuffer_read_event(r->kbuf, NULL); e; e = kbuffer_next_event(r->kbuf, NULL))
+			r->events++;
 		if (!drain && kbuffer_subbuffer_size(r->kbuf) < full)
 			return 0;
 	}
@@ -168,48 +159,31 @@ fail:
 	return -1;
 }
 
-static struct ftrace_readers *readers_alloc(struct tracefs_instance *inst, enum ftr_mode mode)
-{
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	struct ftrace_readers *s;
-
-	if (ncpu < 1)
-		ncpu = 1;
-	s = calloc(1, sizeof(*s) + (size_t)ncpu * sizeof(s->r[0]));
-	if (!s)
-		return NULL;
-	s->mode = mode;
-	s->subbuf = subbuf_size(inst);
-	s->n = (int)ncpu;
-	s->devnull = -1;
-	for (int i = 0; i < s->n; i++) {
-		s->r[i].set = s;
-		s->r[i].cpu = i;
-		s->r[i].fd = s->r[i].pipefd[0] = s->r[i].pipefd[1] = -1;
-	}
-	return s;
-}
-
 struct ftrace_readers *ftr_start(struct tracefs_instance *inst, enum ftr_mode mode,
 				 char *err, size_t len)
 {
-	struct ftrace_readers *s = readers_alloc(inst, mode);
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct ftrace_readers *s = calloc(1, sizeof(*s) + (size_t)(ncpu > 1 ? ncpu : 1) * sizeof(s->r[0]));
 
 	if (!s) {
 		snprintf(err, len, "out of memory");
 		return NULL;
 	}
+	s->mode = mode;
+	s->subbuf = subbuf_size(inst);
+	s->devnull = -1;
 	if (mode == FTR_SPLICE && (s->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
 		snprintf(err, len, "cannot open '/dev/null': %s", strerror(errno));
 		goto fail;
 	}
-	for (int i = 0; i < s->n; i++) {
-		struct reader *r = &s->r[i];
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct reader *r = &s->r[s->n++];
 		char name[16];
 
+		*r = (struct reader){ .set = s, .cpu = cpu, .fd = -1, .pipefd = { -1, -1 } };
 		if (reader_open(inst, r, err, len))
 			goto fail;
-		snprintf(name, sizeof(name), "tt-ftrace-%d", i);
+		snprintf(name, sizeof(name), "tt-ftrace-%d", cpu);
 		r->c = consumer_start(&(struct consumer_conf){
 			.name = name, .period_ms = -1, .work = reader_work, .arg = r, .nfds = 1,
 			.fds = &(struct pollfd){ .fd = r->fd, .events = POLLIN } }, err, len);
@@ -222,19 +196,6 @@ fail:
 	return NULL;
 }
 
-static void reader_close(struct reader *r)
-{
-	if (r->fd >= 0)
-		close(r->fd);
-	if (r->pipefd[0] >= 0)
-		close(r->pipefd[0]);
-	if (r->pipefd[1] >= 0)
-		close(r->pipefd[1]);
-	if (r->kbuf)
-		kbuffer_free(r->kbuf);
-	free(r->page);
-}
-
 int ftr_finish(struct ftrace_readers **rp, struct ftr_totals *out, char *err, size_t len)
 {
 	struct ftrace_readers *s = *rp;
@@ -244,8 +205,7 @@ int ftr_finish(struct ftrace_readers **rp, struct ftr_totals *out, char *err, si
 	if (!s)
 		return 0;
 	out->events = s->mode == FTR_READ ? 0 : -1;
-	for (int i = 0; i < s->n; i++) {
-		struct reader *r = &s->r[i];
+	for (struct reader *r = s->r; r < s->r + s->n; r++) {
 		uint64_t cpu;
 
 		/* The first failure is the one reported; every thread is joined. */
@@ -256,7 +216,14 @@ int ftr_finish(struct ftrace_readers **rp, struct ftr_totals *out, char *err, si
 		out->pages += r->pages;
 		out->bytes += r->bytes;
 		out->cpu_ns += cpu;
-		reader_close(r);
+		if (r->fd >= 0)
+			close(r->fd);
+		for (int i = 0; i < 2; i++)
+			if (r->pipefd[i] >= 0)
+				close(r->pipefd[i]);
+		if (r->kbuf)
+			kbuffer_free(r->kbuf);
+		free(r->page);
 	}
 	if (s->devnull >= 0)
 		close(s->devnull);
