@@ -44,6 +44,7 @@ struct sample {
 	size_t pages;                     /* data pages per ring */
 	bool format_lost;                 /* read() reports lost samples (PERF_FORMAT_LOST, 6.0+) */
 	struct ring *rings;
+	struct pollfd *pfd;               /* the reader's: one per ring */
 	int nrings;
 	struct consumer *reader;
 	int64_t samples, lost_records;    /* counted by the reader */
@@ -201,23 +202,10 @@ static void rings_close(struct sample *p)
 			close(p->rings[i].fd);
 	}
 	free(p->rings);
+	free(p->pfd);
 	p->rings = NULL;
+	p->pfd = NULL;
 	p->nrings = 0;
-}
-
-static int reader_start(struct tracer *t, struct sample *p)
-{
-	struct pollfd *pfd = calloc((size_t)p->nrings + 1, sizeof(*pfd));
-
-	if (!pfd)
-		return tracer_error(t, "out of memory");
-	for (int i = 0; i < p->nrings; i++)
-		pfd[i] = (struct pollfd){ .fd = p->rings[i].fd, .events = POLLIN };
-	p->reader = consumer_start(&(struct consumer_conf){
-		.name = "tt-perf", .period_ms = -1, .fds = pfd, .nfds = p->nrings,
-		.work = reader_work, .arg = p }, t->err, sizeof(t->err));
-	free(pfd);
-	return p->reader ? TT_OK : TT_FAIL;
 }
 
 static int sample_start(struct tracer *t, pid_t pid)
@@ -227,7 +215,8 @@ static int sample_start(struct tracer *t, pid_t pid)
 
 	rings_close(p);		/* the last run failed before stop() */
 	p->rings = calloc((size_t)ncpu, sizeof(*p->rings));
-	if (!p->rings)
+	p->pfd = calloc((size_t)ncpu, sizeof(*p->pfd));
+	if (!p->rings || !p->pfd)
 		return tracer_error(t, "out of memory");
 	p->samples = p->lost_records = 0;
 	p->format_lost = true;
@@ -238,10 +227,13 @@ static int sample_start(struct tracer *t, pid_t pid)
 		ret = ring_open(t, r, pid, cpu);
 		if (ret < 0)
 			return TT_FAIL;
-		if (ret == 0)
-			p->nrings++;	/* ret 1: CPU offline */
+		if (ret == 0)	/* ret 1: CPU offline */
+			p->pfd[p->nrings++] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
 	}
-	if (reader_start(t, p))
+	p->reader = consumer_start(&(struct consumer_conf){
+		.name = "tt-perf", .period_ms = -1, .fds = p->pfd, .nfds = p->nrings,
+		.work = reader_work, .arg = p }, t->err, sizeof(t->err));
+	if (!p->reader)
 		return TT_FAIL;
 	for (int i = 0; i < p->nrings; i++)
 		if (ioctl(p->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0))
