@@ -140,7 +140,7 @@ static int notify_work(struct consumer *c, void *arg, struct pollfd *p, bool dra
 	 */
 	close(n->listener);
 	n->listener = -1;
-	return consumer_fail(c, "%s", strerror(e));
+	return consumer_fail(c, "cannot answer a notification: %s", strerror(e));
 }
 
 /* End the supervisor, then close the listener it served, unless it did. */
