@@ -1,7 +1,6 @@
 /*
- * perf:count and perf:sample: the syscall tracepoint through perf_event_open.
- * perf:count only counts; perf:sample writes every event into one mmap ring
- * per CPU, which a reader thread consumes, as `perf record` does.
+ * perf:count: the syscall tracepoint through perf_event_open, counting
+ * only; and what perf:sample (perf_sample.c) shares with it.
  *
  * Both follow the workload with inherit = 1: its threads are created after
  * start(), and inherited events fold their counts into the parent event when
@@ -15,7 +14,6 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +31,7 @@ int tt_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-void tt_perf_attr(struct perf_event_attr *attr, long tp_id)
+void tt_perf_attr(struct perf_event_attr *attr, long tp_id, const struct tt_perf_sampling *s)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -41,6 +39,10 @@ void tt_perf_attr(struct perf_event_attr *attr, long tp_id)
 	attr->config = (uint64_t)tp_id;
 	attr->disabled = 1;	/* enabled in start(), once everything is in place */
 	attr->inherit = 1;
+	if (s) {
+		attr->sample_period = s->period;
+		attr->sample_type = s->type;
+	}
 }
 
 static long target_id(const struct tracer *t)
@@ -49,7 +51,7 @@ static long target_id(const struct tracer *t)
 }
 
 /* The real thing: open the tracepoint on ourselves, as start() will on the workload. */
-static int perf_supported(const struct tracer *t, char *reason, size_t len)
+int tt_perf_supported(const struct tracer *t, char *reason, size_t len)
 {
 	struct perf_event_attr attr;
 	long id = target_id(t);
@@ -61,11 +63,7 @@ static int perf_supported(const struct tracer *t, char *reason, size_t len)
 			 t->target->event, strerror(errno));
 		return TT_SKIP;
 	}
-	tt_perf_attr(&attr, id);
-	if (!strcmp(t->ops->name, "perf:sample")) {
-		attr.sample_period = 1;
-		attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	}
+	tt_perf_attr(&attr, id, t->ops->data);
 	fd = tt_perf_open(&attr, 0, -1);
 	if (fd >= 0) {
 		close(fd);
@@ -82,30 +80,39 @@ static int perf_supported(const struct tracer *t, char *reason, size_t len)
 	return TT_SKIP;
 }
 
-int tt_perf_setup(struct tracer *t)
+int tt_perf_tp(struct tracer *t, long *id)
 {
-	struct tt_perf *p = calloc(1, sizeof(*p));
-
-	if (!p)
-		return tracer_error(t, "out of memory");
-	t->priv = p;
-	p->fd = -1;
-	p->stop_fd = -1;
-	p->tp_id = target_id(t);
-	if (p->tp_id < 0)
+	*id = target_id(t);
+	if (*id < 0)
 		return tracer_error(t, "cannot read id of tracepoint 'syscalls:%s': %s",
 				    t->target->event, strerror(errno));
 	return TT_OK;
 }
 
+struct count {
+	long tp_id;
+	int fd;
+};
+
+static int count_setup(struct tracer *t)
+{
+	struct count *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return tracer_error(t, "out of memory");
+	t->priv = p;
+	p->fd = -1;
+	return tt_perf_tp(t, &p->tp_id);
+}
+
 static int count_start(struct tracer *t, pid_t pid)
 {
-	struct tt_perf *p = t->priv;
+	struct count *p = t->priv;
 	struct perf_event_attr attr;
 
 	if (p->fd >= 0)
 		close(p->fd);	/* the last run failed before stop() */
-	tt_perf_attr(&attr, p->tp_id);
+	tt_perf_attr(&attr, p->tp_id, NULL);
 	p->fd = tt_perf_open(&attr, pid, -1);
 	if (p->fd < 0)
 		return tracer_error(t, "cannot open perf event on 'syscalls:%s' for pid %d: %s",
@@ -122,7 +129,7 @@ static int count_start(struct tracer *t, pid_t pid)
  */
 static int count_stop(struct tracer *t, struct tt_hits *out)
 {
-	struct tt_perf *p = t->priv;
+	struct count *p = t->priv;
 	uint64_t count;
 	ssize_t n;
 
@@ -143,7 +150,7 @@ static int count_stop(struct tracer *t, struct tt_hits *out)
 
 static void count_teardown(struct tracer *t)
 {
-	struct tt_perf *p = t->priv;
+	struct count *p = t->priv;
 
 	if (!p)
 		return;
@@ -157,21 +164,9 @@ const struct tracer_ops tracer_perf_count = {
 	.name = "perf:count",
 	.hooks = TT_HOOK_SYSCALL,
 	.summary = "perf_event_open on the syscall tracepoint, counting only",
-	.supported = perf_supported,
-	.setup = tt_perf_setup,
+	.supported = tt_perf_supported,
+	.setup = count_setup,
 	.start = count_start,
 	.stop = count_stop,
 	.teardown = count_teardown,
-};
-
-const struct tracer_ops tracer_perf_sample = {
-	.name = "perf:sample",
-	.hooks = TT_HOOK_SYSCALL,
-	.summary = "perf_event_open on the syscall tracepoint, each event sampled "
-		   "into per-CPU mmap rings and consumed",
-	.supported = perf_supported,
-	.setup = tt_perf_sample_setup,
-	.start = tt_perf_sample_start,
-	.stop = tt_perf_sample_stop,
-	.teardown = tt_perf_sample_teardown,
 };

@@ -1,21 +1,21 @@
 /*
  * perf:sample: every tracepoint hit becomes a PERF_RECORD_SAMPLE in an mmap
  * ring, one ring per CPU as `perf record` opens them (a per-task ring cannot
- * follow inherited threads), consumed by a reader thread while the workload
- * runs. The reader's CPU time is the consumer cost.
+ * follow inherited threads), consumed by a reader thread (consumer.h) while
+ * the workload runs. The reader's CPU time is the consumer cost.
  */
 #include <errno.h>
-#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "../tracer.h"
 #include "../util.h"
+#include "consumer.h"
 #include "perf.h"
 
 #define PAGES_ENV "TRACETAX_PERF_PAGES"
@@ -23,6 +23,32 @@
 /* Wake the reader every few samples: the wake-ups are part of what a consumed ring costs. */
 #define WAKEUP_EVENTS 32
 #define SAMPLE_BYTES 24			/* header + pid/tid + time */
+
+static const struct tt_perf_sampling sampling = {
+	.period = 1,
+	.type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+};
+
+/* One CPU's sampling event and its mmap ring. */
+struct ring {
+	int fd;
+	void *base;                       /* metadata page, then the data pages */
+	size_t len;
+	struct perf_event_mmap_page *meta;
+	char *data;
+	uint64_t mask;                    /* data size - 1: a power of two */
+};
+
+struct sample {
+	long tp_id;
+	size_t pages;                     /* data pages per ring */
+	bool format_lost;                 /* read() reports lost samples (PERF_FORMAT_LOST, 6.0+) */
+	struct ring *rings;
+	struct pollfd *pfd;               /* the reader's: one per ring */
+	int nrings;
+	struct consumer *reader;
+	int64_t samples, lost_records;    /* counted by the reader */
+};
 
 static size_t pow2_floor(size_t n)
 {
@@ -65,16 +91,19 @@ static int ring_pages(struct tracer *t, size_t *pages)
 	return 0;
 }
 
-int tt_perf_sample_setup(struct tracer *t)
+static int sample_setup(struct tracer *t)
 {
-	int ret = tt_perf_setup(t);
+	struct sample *p = calloc(1, sizeof(*p));
 
-	if (ret)
-		return ret;
-	return ring_pages(t, &((struct tt_perf *)t->priv)->pages) ? TT_FAIL : TT_OK;
+	if (!p)
+		return tracer_error(t, "out of memory");
+	t->priv = p;
+	if (tt_perf_tp(t, &p->tp_id))
+		return TT_FAIL;
+	return ring_pages(t, &p->pages) ? TT_FAIL : TT_OK;
 }
 
-static void ring_copy(const struct tt_perf_ring *r, uint64_t pos, void *dst, size_t len)
+static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t len)
 {
 	size_t off = pos & r->mask, first = r->mask + 1 - off;
 
@@ -84,7 +113,7 @@ static void ring_copy(const struct tt_perf_ring *r, uint64_t pos, void *dst, siz
 	memcpy((char *)dst + first, r->data, len - first);
 }
 
-static void ring_drain(struct tt_perf *p, struct tt_perf_ring *r)
+static void ring_drain(struct sample *p, struct ring *r)
 {
 	/* Acquire pairs with the kernel's store of data_head after the records. */
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
@@ -107,44 +136,29 @@ static void ring_drain(struct tt_perf *p, struct tt_perf_ring *r)
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-static void *reader_main(void *arg)
+/* Every ring at each wake-up: the wake-up came from one, the others may be full too. */
+static int reader_work(struct consumer *c, void *arg, struct pollfd *pfd, bool drain)
 {
-	struct tt_perf *p = arg;
-	int n = p->nrings;
-	bool done = false;
+	struct sample *p = arg;
 
-	while (!done) {
-		for (int i = 0; i < n; i++) {
-			/* An event whose task exited polls HUP forever: stop asking it. */
-			p->pfd[i].fd = p->rings[i].hup ? -1 : p->rings[i].fd;
-			p->pfd[i].events = POLLIN;
-		}
-		p->pfd[n].fd = p->stop_fd;
-		p->pfd[n].events = POLLIN;
-		if (poll(p->pfd, (nfds_t)n + 1, -1) < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < n; i++)
-			if (p->pfd[i].revents & (POLLHUP | POLLERR))
-				p->rings[i].hup = true;
-		done = p->pfd[n].revents & POLLIN;
-		for (int i = 0; i < n; i++)
-			ring_drain(p, &p->rings[i]);
-	}
-	for (int i = 0; i < n; i++)	/* poll failed: still count what is there */
+	(void)c;
+	(void)drain;
+	for (int i = 0; i < p->nrings; i++) {
+		/* An event whose task exited polls HUP forever: stop asking it. */
+		if (pfd[i].revents & (POLLHUP | POLLERR))
+			pfd[i].fd = -1;
 		ring_drain(p, &p->rings[i]);
-	p->reader_ns = thread_cpu_ns();
-	return NULL;
+	}
+	return CONSUMER_MORE;
 }
 
-static int ring_open(struct tracer *t, struct tt_perf_ring *r, pid_t pid, int cpu)
+static int ring_open(struct tracer *t, struct ring *r, pid_t pid, int cpu)
 {
-	struct tt_perf *p = t->priv;
+	struct sample *p = t->priv;
 	struct perf_event_attr attr;
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 
-	tt_perf_attr(&attr, p->tp_id);
-	attr.sample_period = 1;
-	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	tt_perf_attr(&attr, p->tp_id, &sampling);
 	attr.wakeup_events = WAKEUP_EVENTS;
 	attr.read_format = p->format_lost ? PERF_FORMAT_LOST : 0;
 	r->fd = tt_perf_open(&attr, pid, cpu);
@@ -170,10 +184,17 @@ static int ring_open(struct tracer *t, struct tt_perf_ring *r, pid_t pid, int cp
 	return 0;
 }
 
-static void rings_close(struct tt_perf *p)
+/* Events are disabled first, so the reader's last drain sees every record. */
+static int reader_stop(struct sample *p, uint64_t *cpu_ns, char *err, size_t len)
 {
-	if (!p->rings)
-		return;
+	for (int i = 0; i < p->nrings; i++)
+		ioctl(p->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	return consumer_stop(&p->reader, cpu_ns, err, len);
+}
+
+static void rings_close(struct sample *p)
+{
+	reader_stop(p, NULL, NULL, 0);
 	for (int i = 0; i < p->nrings; i++) {
 		if (p->rings[i].base)
 			munmap(p->rings[i].base, p->rings[i].len);
@@ -185,65 +206,39 @@ static void rings_close(struct tt_perf *p)
 	p->rings = NULL;
 	p->pfd = NULL;
 	p->nrings = 0;
-	if (p->stop_fd >= 0)
-		close(p->stop_fd);
-	p->stop_fd = -1;
 }
 
-/* Events are disabled first, so the reader's last drain sees every record. */
-static void reader_stop(struct tt_perf *p)
+static int sample_start(struct tracer *t, pid_t pid)
 {
-	uint64_t one = 1;
-
-	for (int i = 0; i < p->nrings; i++)
-		ioctl(p->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (!p->reader_on)
-		return;
-	if (write(p->stop_fd, &one, sizeof(one)) != sizeof(one))
-		BUG("cannot write to eventfd");
-	pthread_join(p->reader, NULL);
-	p->reader_on = false;
-}
-
-int tt_perf_sample_start(struct tracer *t, pid_t pid)
-{
-	struct tt_perf *p = t->priv;
+	struct sample *p = t->priv;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), ret;
-	sigset_t all, old;
 
-	reader_stop(p);		/* the last run failed before stop() */
-	rings_close(p);
+	rings_close(p);		/* the last run failed before stop() */
 	p->rings = calloc((size_t)ncpu, sizeof(*p->rings));
-	p->pfd = calloc((size_t)ncpu + 1, sizeof(*p->pfd));
+	p->pfd = calloc((size_t)ncpu, sizeof(*p->pfd));
 	if (!p->rings || !p->pfd)
 		return tracer_error(t, "out of memory");
 	p->samples = p->lost_records = 0;
 	p->format_lost = true;
 	for (int cpu = 0; cpu < ncpu; cpu++) {
-		struct tt_perf_ring *r = &p->rings[p->nrings];
+		struct ring *r = &p->rings[p->nrings];
 
 		r->fd = -1;
 		ret = ring_open(t, r, pid, cpu);
 		if (ret < 0)
 			return TT_FAIL;
-		if (ret == 0)
-			p->nrings++;	/* ret 1: CPU offline */
+		if (ret == 0)	/* ret 1: CPU offline */
+			p->pfd[p->nrings++] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
 	}
-	p->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (p->stop_fd < 0)
-		return tracer_error(t, "cannot create eventfd: %s", strerror(errno));
-	/* Signals belong to the runner's signal thread, never to our reader. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	errno = pthread_create(&p->reader, NULL, reader_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (errno)
-		return tracer_error(t, "cannot start perf reader thread: %s", strerror(errno));
-	p->reader_on = true;
+	p->reader = consumer_start(&(struct consumer_conf){
+		.name = "tt-perf", .period_ms = -1, .fds = p->pfd, .nfds = p->nrings,
+		.work = reader_work, .arg = p }, t->err, sizeof(t->err));
+	if (!p->reader)
+		return TT_FAIL;
 	for (int i = 0; i < p->nrings; i++)
 		if (ioctl(p->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0))
 			return tracer_error(t, "cannot enable perf event: %s", strerror(errno));
-	return 0;
+	return TT_OK;
 }
 
 /*
@@ -251,15 +246,17 @@ int tt_perf_sample_start(struct tracer *t, pid_t pid)
  * lost for want of room. The kernel emits a PERF_RECORD_LOST only once room
  * frees up again, so a ring still full at the end hides some; the lost count
  * read() gives (PERF_FORMAT_LOST) has them all. The event's own count must
- * agree with samples + lost: a mismatch means a record we misread.
+ * agree with samples + lost: a mismatch means a record we misread (or, before
+ * 6.0, lost samples no record told of), and fails the run.
  */
-int tt_perf_sample_stop(struct tracer *t, struct tt_hits *out)
+static int sample_stop(struct tracer *t, struct tt_hits *out)
 {
-	struct tt_perf *p = t->priv;
+	struct sample *p = t->priv;
 	int64_t count = 0, lost = 0;
-	uint64_t v[2];
+	uint64_t v[2], cpu;
 
-	reader_stop(p);
+	if (reader_stop(p, &cpu, t->err, sizeof(t->err)))
+		return TT_FAIL;
 	for (int i = 0; i < p->nrings; i++) {
 		size_t want = p->format_lost ? sizeof(v) : sizeof(v[0]);
 
@@ -272,24 +269,36 @@ int tt_perf_sample_stop(struct tracer *t, struct tt_hits *out)
 		lost = p->lost_records;
 	out->hits = p->samples + lost;
 	out->lost = lost;
-	out->consumer_ns = (double)p->reader_ns;
+	out->consumer_ns = (double)cpu;
 	debug("%s: count %ld samples %ld lost %ld (records say %ld)", t->name,
 	      count, p->samples, lost, p->lost_records);
-	if (count != out->hits)
-		warning("tracer '%s': event count %ld != samples %ld + lost %ld", t->name,
-			count, p->samples, lost);
 	rings_close(p);
-	return 0;
+	if (count != out->hits)
+		return tracer_error(t, "event count %ld != samples %ld + lost %ld",
+				    count, p->samples, lost);
+	return TT_OK;
 }
 
-void tt_perf_sample_teardown(struct tracer *t)
+static void sample_teardown(struct tracer *t)
 {
-	struct tt_perf *p = t->priv;
+	struct sample *p = t->priv;
 
 	if (!p)
 		return;
-	reader_stop(p);
 	rings_close(p);
 	free(p);
 	t->priv = NULL;
 }
+
+const struct tracer_ops tracer_perf_sample = {
+	.name = "perf:sample",
+	.hooks = TT_HOOK_SYSCALL,
+	.summary = "perf_event_open on the syscall tracepoint, each event sampled "
+		   "into per-CPU mmap rings and consumed",
+	.data = &sampling,
+	.supported = tt_perf_supported,
+	.setup = sample_setup,
+	.start = sample_start,
+	.stop = sample_stop,
+	.teardown = sample_teardown,
+};

@@ -7,42 +7,35 @@
  *
  * The child sends us the listener fd over a socketpair (SCM_RIGHTS).
  * hits = notifications answered after start(); consumer_ns = the
- * supervisor's CPU time during the run.
+ * supervisor's CPU time during the run. The supervisor is a consumer
+ * thread (consumer.h), placed by --tracer-cpu: the workload waits on it.
  */
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../tracer.h"
-#include "../util.h"
+#include "consumer.h"
 #include "seccomp.h"
 
 #define FD_TIMEOUT_MS 5000	/* the child's listener fd must come by then */
-#define JOIN_TIMEOUT_S 2	/* the supervisor sees POLLHUP well before */
 
 struct notify {
 	int sock[2];		/* [0] ours, [1] the child's: it sends the listener fd */
 	int listener;		/* this run's SECCOMP_FILTER_FLAG_NEW_LISTENER fd */
-	int quit;		/* eventfd: tells the supervisor to stop */
-	pthread_t th;
-	int running;		/* th is to be joined */
+	struct consumer *sup;	/* this run's supervisor */
 	struct seccomp_notif_sizes sizes;
-	const struct tracer *t;	/* for its placement (--tracer-cpu) */
+	struct seccomp_notif *req;	/* sizes.seccomp_notif bytes */
+	struct seccomp_notif_resp *resp;	/* sizes.seccomp_notif_resp bytes */
 	_Atomic int64_t hits;	/* notifications answered since start() */
-	_Atomic int err;	/* errno that stopped the supervisor, 0 if none */
-	uint64_t cpu_start;	/* supervisor CPU at start(), from outside */
-	_Atomic uint64_t cpu_end;	/* its CPU when it left, from inside */
 };
 
 static int notify_supported(const struct tracer *t, char *reason, size_t len)
@@ -58,17 +51,18 @@ static int notify_setup(struct tracer *t)
 
 	if (!n)
 		return tracer_error(t, "cannot allocate seccomp:notify state");
-	n->sock[0] = n->sock[1] = n->listener = n->quit = -1;
+	n->sock[0] = n->sock[1] = n->listener = -1;
 	t->priv = n;
 	/* The kernel's structs may outgrow our headers: size buffers as it says. */
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &n->sizes))
 		return tracer_error(t, "cannot get seccomp notification sizes: %s", strerror(errno));
+	n->req = calloc(1, n->sizes.seccomp_notif);
+	n->resp = calloc(1, n->sizes.seccomp_notif_resp);
+	if (!n->req || !n->resp)
+		return tracer_error(t, "cannot allocate seccomp notification buffers");
 	/* SEQPACKET: one message per child; CLOEXEC: the workload inherits neither end. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, n->sock))
 		return tracer_error(t, "cannot create socketpair: %s", strerror(errno));
-	n->quit = eventfd(0, EFD_CLOEXEC);
-	if (n->quit < 0)
-		return tracer_error(t, "cannot create eventfd: %s", strerror(errno));
 	return TT_OK;
 }
 
@@ -103,22 +97,21 @@ static int notify_child_prep(struct tracer *t)
 }
 
 /* Answer one notification: let the syscall run as if no filter were there. */
-static int notify_answer(struct notify *n, struct seccomp_notif *req,
-			 struct seccomp_notif_resp *resp)
+static int notify_answer(struct notify *n)
 {
-	memset(req, 0, n->sizes.seccomp_notif);	/* the kernel insists on zeroes */
-	if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
+	memset(n->req, 0, n->sizes.seccomp_notif);	/* the kernel insists on zeroes */
+	if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_RECV, n->req) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -1;
-	memset(resp, 0, n->sizes.seccomp_notif_resp);
-	resp->id = req->id;
-	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	memset(n->resp, 0, n->sizes.seccomp_notif_resp);
+	n->resp->id = n->req->id;
+	n->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	/*
 	 * Count before answering: counted after, the answer to the workload's
 	 * last call before its ready line could land after start() reset the
 	 * count, one hit too many.
 	 */
 	atomic_fetch_add_explicit(&n->hits, 1, memory_order_relaxed);
-	if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0)
+	if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_SEND, n->resp) < 0)
 		return errno == ENOENT ? 0 : -1;	/* ENOENT: the caller was killed */
 	return 0;
 }
@@ -126,64 +119,39 @@ static int notify_answer(struct notify *n, struct seccomp_notif *req,
 /*
  * poll, not a blocking RECV: RECV never returns once the workload is gone
  * (the kernel reports that as POLLHUP, when the last task using the filter
- * is reaped), and the quit eventfd must be able to stop us.
+ * is gone), and the owner must be able to stop us. Nothing is ever queued
+ * for a drain: each target call waits for its answer.
  */
-static void *notify_supervisor(void *arg)
+static int notify_work(struct consumer *c, void *arg, struct pollfd *p, bool drain)
 {
 	struct notify *n = arg;
-	struct seccomp_notif *req = calloc(1, n->sizes.seccomp_notif);
-	struct seccomp_notif_resp *resp = calloc(1, n->sizes.seccomp_notif_resp);
-	struct pollfd p[2] = { { .fd = n->listener, .events = POLLIN },
-			       { .fd = n->quit, .events = POLLIN } };
+	int e;
 
-	tracer_place_self(n->t);
-	if (!req || !resp)
-		atomic_store(&n->err, ENOMEM);
-	while (!atomic_load(&n->err)) {
-		if (poll(p, 2, -1) < 0) {
-			if (errno != EINTR)
-				atomic_store(&n->err, errno);
-			continue;
-		}
-		if (p[1].revents)
-			break;
-		if (p[0].revents & POLLIN) {
-			if (notify_answer(n, req, resp))
-				atomic_store(&n->err, errno);
-		} else if (p[0].revents) {
-			break;	/* POLLHUP: the workload is gone */
-		}
-	}
-	atomic_store(&n->cpu_end, thread_cpu_ns());
+	if (drain || !p[0].revents)
+		return CONSUMER_MORE;
+	if (!(p[0].revents & POLLIN))
+		return CONSUMER_END;	/* POLLHUP: the workload is gone */
+	if (!notify_answer(n))
+		return CONSUMER_MORE;
+	e = errno;
 	/*
 	 * Ours to close: a workload still running then gets ENOSYS from its
 	 * target calls instead of blocking forever on a supervisor that left.
 	 */
 	close(n->listener);
-	free(req);
-	free(resp);
-	return NULL;
+	n->listener = -1;
+	return consumer_fail(c, "cannot answer a notification: %s", strerror(e));
 }
 
-/* Stop the supervisor: first let it notice the workload's end by itself. */
-static void notify_halt(struct notify *n, int wait_s)
+/* End the supervisor, then close the listener it served, unless it did. */
+static int notify_halt(struct notify *n, uint64_t *cpu_ns, char *err, size_t len)
 {
-	struct timespec dl;
-	uint64_t one = 1;
+	int rc = consumer_stop(&n->sup, cpu_ns, err, len);
 
-	if (!n->running)
-		return;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += wait_s;
-	if (!wait_s || pthread_timedjoin_np(n->th, NULL, &dl)) {
-		if (write(n->quit, &one, sizeof(one)) < 0)
-			warning("cannot stop the seccomp supervisor: %s", strerror(errno));
-		pthread_join(n->th, NULL);
-		if (read(n->quit, &one, sizeof(one)) < 0)
-			one = 0;	/* drained for the next run */
-	}
-	n->running = 0;
-	n->listener = -1;	/* closed by the supervisor */
+	if (n->listener >= 0)
+		close(n->listener);
+	n->listener = -1;
+	return rc;
 }
 
 /* Our end of the socketpair, until the child's message or its death. */
@@ -235,61 +203,43 @@ static int notify_recv_fd(struct tracer *t, struct notify *n, pid_t pid)
 static int notify_spawned(struct tracer *t, pid_t pid)
 {
 	struct notify *n = t->priv;
-	int fd;
 
-	notify_halt(n, 0);	/* a supervisor left over from a failed run */
-	fd = notify_recv_fd(t, n, pid);
-	if (fd < 0)
+	notify_halt(n, NULL, NULL, 0);	/* a supervisor left over from a failed run */
+	n->listener = notify_recv_fd(t, n, pid);
+	if (n->listener < 0)
 		return TT_FAIL;
-	n->listener = fd;
-	n->t = t;
-	atomic_store(&n->err, 0);
-	atomic_store(&n->cpu_end, 0);
-	if ((errno = pthread_create(&n->th, NULL, notify_supervisor, n))) {
-		close(fd);
-		n->listener = -1;
-		return tracer_error(t, "cannot create seccomp supervisor thread: %s",
-				    strerror(errno));
-	}
-	n->running = 1;
-	return TT_OK;
+	n->sup = consumer_start(&(struct consumer_conf){
+		.name = "tt-seccomp", .placed = t, .period_ms = -1, .work = notify_work, .arg = n,
+		.nfds = 1, .fds = &(struct pollfd){ .fd = n->listener, .events = POLLIN } },
+		t->err, sizeof(t->err));
+	return n->sup ? TT_OK : TT_FAIL;
 }
 
 static int notify_start(struct tracer *t, pid_t pid)
 {
 	struct notify *n = t->priv;
-	clockid_t clk;
-	struct timespec ts = { 0, 0 };
 
-	(void)pid;
-	if (!n->running)
+	if (!n->sup)
 		return tracer_error(t, "seccomp supervisor not running for pid %d", (int)pid);
 	/* ld.so's answers came before: from here on only the workload's count. */
 	atomic_store(&n->hits, 0);
-	if (!pthread_getcpuclockid(n->th, &clk))
-		clock_gettime(clk, &ts);
-	n->cpu_start = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	consumer_reset(n->sup);
 	return TT_OK;
 }
 
 static int notify_stop(struct tracer *t, struct tt_hits *out)
 {
 	struct notify *n = t->priv;
-	int err;
-	uint64_t end;
+	uint64_t cpu;
+	int rc = notify_halt(n, &cpu, t->err, sizeof(t->err));
 
-	notify_halt(n, JOIN_TIMEOUT_S);
-	err = atomic_load(&n->err);
-	end = atomic_load(&n->cpu_end);
 	*out = (struct tt_hits){
 		.hits = atomic_load(&n->hits),
 		.lost = 0,
 		.stops = -1,
-		.consumer_ns = end > n->cpu_start ? (double)(end - n->cpu_start) : 0,
+		.consumer_ns = (double)cpu,
 	};
-	if (err)
-		return tracer_error(t, "seccomp supervisor failed: %s", strerror(err));
-	return TT_OK;
+	return rc ? TT_FAIL : TT_OK;
 }
 
 static void notify_teardown(struct tracer *t)
@@ -298,12 +248,12 @@ static void notify_teardown(struct tracer *t)
 
 	if (!n)
 		return;
-	notify_halt(n, 0);
+	notify_halt(n, NULL, NULL, 0);
 	for (int i = 0; i < 2; i++)
 		if (n->sock[i] >= 0)
 			close(n->sock[i]);
-	if (n->quit >= 0)
-		close(n->quit);
+	free(n->req);
+	free(n->resp);
 	free(n);
 	t->priv = NULL;
 }
