@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
@@ -28,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../cpus.h"
 #include "../tracer.h"
 #include "../util.h"
 #include "ptrace_helper.h"
@@ -141,13 +141,7 @@ static noreturn void helper_main(const struct pt_run *r, pid_t parent)
 
 	/* If we die, EXITKILL kills the workload; if the runner dies, we die. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (r->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(r->cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-	}
+	cpus_pin_self(r->cpu);	/* a syscall: async-signal-safe */
 	if (getppid() != parent)
 		_exit(1);
 	sigemptyset(&none);
