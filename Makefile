@@ -32,7 +32,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS  ?= -O2 -g
 # Messages are cut to their buffers on purpose: -Wformat-truncation only adds noise.
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -MMD -MP \
-	-DTRACETAX_VERSION='"$(VERSION)"' -I$(B)/bpf -Isrc \
+	-I$(B) -I$(B)/bpf -Isrc \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread -lm
 LDFLAGS += $(SANFLAGS)
@@ -62,7 +62,7 @@ TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(B)/tests/tools/%.bpf.o,$(wildc
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps clean asan
+.PHONY: all run check unit deps clean asan FORCE
 .SECONDARY:
 
 all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UNIT_BINS) \
@@ -91,7 +91,16 @@ $(B)/libtracetax-preload.so: $(PRELOAD_SRCS) src/load/workloads.def src/load/wor
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $(PRELOAD_SRCS) -ldl
 
-$(B)/%.o: %.c | $(BPF_SKELS)
+# Rewritten only when `git describe` changes, so that the version a run
+# reports is the build's, yet an unchanged tree rebuilds nothing.
+$(B)/version.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define TRACETAX_VERSION "$(VERSION)"' > $@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@
+
+FORCE:
+
+$(B)/%.o: %.c | $(BPF_SKELS) $(B)/version.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<

@@ -18,10 +18,8 @@
 #include "activity.h"
 #include "results.h"
 #include "util.h"
+#include "version.h"
 
-#ifndef TRACETAX_VERSION
-#define TRACETAX_VERSION "unknown"
-#endif
 
 /* Append to a fixed buffer, silently truncating: these are notes for humans. */
 static void appendf(char *buf, size_t len, const char *fmt, ...)

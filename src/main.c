@@ -18,6 +18,7 @@
 #include "signals.h"
 #include "tracefs_util.h"
 #include "util.h"
+#include "version.h"
 
 static const char usage_main[] =
 	"usage: tracetax <command> [options]\n"
