@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "results.h"
+#include "util.h"
 
 #define TABLE_WIDTH 100
 #define FIELD 96
@@ -32,18 +33,6 @@ struct layout {
 	bool show[NCOLS];
 	int width[NCOLS];
 };
-
-static void fmt_ns(char *buf, size_t len, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (fabs(v) < 10)
-		snprintf(buf, len, "%.2f", v);
-	else if (fabs(v) < 1000)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.0f", v);
-}
 
 /* 3 significant digits with k/M/G: counts are there to compare, and the
  * note gives the exact figures when hits and events differ. */
@@ -79,11 +68,11 @@ static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
 	snprintf(f[COL_TRACER], FIELD, "%s", c->tracer);
 	snprintf(f[COL_WORKLOAD], FIELD, "%s", c->workload);
 	snprintf(f[COL_THREADS], FIELD, "%d", c->threads);
-	fmt_ns(f[COL_BASE], FIELD, c->base.mean);
-	fmt_ns(f[COL_TRACED], FIELD, c->traced.mean);
-	fmt_ns(m, sizeof(m), c->overhead.mean);
-	fmt_ns(lo, sizeof(lo), c->overhead.ci95[0]);
-	fmt_ns(hi, sizeof(hi), c->overhead.ci95[1]);
+	format_ns(f[COL_BASE], FIELD, c->base.mean);
+	format_ns(f[COL_TRACED], FIELD, c->traced.mean);
+	format_ns(m, sizeof(m), c->overhead.mean);
+	format_ns(lo, sizeof(lo), c->overhead.ci95[0]);
+	format_ns(hi, sizeof(hi), c->overhead.ci95[1]);
 	snprintf(f[COL_OVERHEAD], FIELD, "%s [%s, %s]", m, lo, hi);
 	fmt_slowdown(f[COL_SLOWDOWN], FIELD, c->slowdown);
 	fmt_count(e, sizeof(e), c->events);
@@ -96,7 +85,7 @@ static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
 	snprintf(f[COL_LOST], FIELD, "%lld", (long long)c->lost);
 	/* a reader on another CPU costs the machine without slowing the traced thread */
 	if (c->consumer_ns_per_event > 0)
-		fmt_ns(f[COL_READER], FIELD, c->consumer_ns_per_event);
+		format_ns(f[COL_READER], FIELD, c->consumer_ns_per_event);
 	else
 		snprintf(f[COL_READER], FIELD, "-");
 }
@@ -185,9 +174,9 @@ static void print_floors(FILE *out, const struct results *r, const struct style 
 		const struct noise_floor *f = &r->floors[i];
 		char ns[24], lo[24], hi[24];
 
-		fmt_ns(ns, sizeof(ns), f->ns);
-		fmt_ns(lo, sizeof(lo), f->ci95[0]);
-		fmt_ns(hi, sizeof(hi), f->ci95[1]);
+		format_ns(ns, sizeof(ns), f->ns);
+		format_ns(lo, sizeof(lo), f->ci95[0]);
+		format_ns(hi, sizeof(hi), f->ci95[1]);
 		if (several)
 			fprintf(out, "noise floor, %s %dT: ", f->workload, f->threads);
 		else

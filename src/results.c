@@ -134,10 +134,15 @@ static void write_note(struct cell *c)
 	if (c->lost > 0)
 		note_add(c, "lost %lld events", (long long)c->lost);
 	/* the mean's interval does not hold 95% when reps are hit: quote the median too */
-	if (c->outliers > 0)
-		note_add(c, "%d outlier rep%s: median %.4g [%.4g, %.4g]", c->outliers,
-			 c->outliers == 1 ? "" : "s", c->overhead.median, c->overhead.median_ci95[0],
-			 c->overhead.median_ci95[1]);
+	if (c->outliers > 0) {
+		char m[24], lo[24], hi[24];
+
+		format_ns(m, sizeof(m), c->overhead.median);
+		format_ns(lo, sizeof(lo), c->overhead.median_ci95[0]);
+		format_ns(hi, sizeof(hi), c->overhead.median_ci95[1]);
+		note_add(c, "%d outlier rep%s: median %s [%s, %s]", c->outliers,
+			 c->outliers == 1 ? "" : "s", m, lo, hi);
+	}
 	if (c->precision_pct > 0 && c->ended_by != END_PRECISION)
 		note_add(c, "precision %.3g%% not reached (%.3g%% after %d reps)", c->precision_pct,
 			 c->reached_pct, c->nreps);
@@ -268,7 +273,10 @@ void results_finish(struct results *r)
 		if (c->aa || c->status != CELL_OK || !f || !(fabs(c->overhead.mean) < f->ns))
 			continue;
 		c->below_floor = true;
-		note_add(c, "below the noise floor (%.3g ns)", f->ns);
+		char ns[24];
+
+		format_ns(ns, sizeof(ns), f->ns);
+		note_add(c, "below the noise floor (%s ns)", ns);
 	}
 }
 

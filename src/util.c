@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,4 +132,16 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+void format_ns(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) < 10)
+		snprintf(buf, len, "%.2f", v);
+	else if (fabs(v) < 1000)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.0f", v);
 }

@@ -32,6 +32,9 @@ int write_file_str(const char *path, const char *s);
 /* Strict number parsing: whole string, in range; -1 on error. */
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 
+/* ns for people: 3.14, 31.4, 314.2, 31416; "-" for NaN. */
+void format_ns(char *buf, size_t len, double v);
+
 extern int tt_verbose;
 void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

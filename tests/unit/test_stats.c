@@ -607,7 +607,7 @@ static void test_finish_cell_noise(void **state)
 	/* with an outlier the note quotes the median: of 19 19 20 20 20 21 21 80 it
 	 * is 20, and the bootstrap's medians of 8 draws stay within 19..21 */
 	assert_string_equal(c.note, "noisy baseline (cv 7.6%); hits 80 on untargeted events; "
-			    "1 outlier rep: median 20 [19, 21]");
+			    "1 outlier rep: median 20.0 [19.0, 21.0]");
 }
 
 static void test_finish_cell_empty(void **state)
