@@ -4,6 +4,9 @@ set -u
 B=${TRACETAX_BUILD:-build}
 TT=$B/tracetax
 TMP=$(mktemp -d)
+# Tests write fakes under $TMP/bin (t_build): an empty TMP would make that /bin.
+case $TMP in ""|/) false ;; *) [ -d "$TMP" ] ;; esac ||
+	{ echo "FAIL: cannot make a temporary directory ('$TMP')"; exit 1; }
 trap 'rm -rf "$TMP"' EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
