@@ -18,7 +18,7 @@ endif
 CC      ?= gcc
 CLANG   ?= clang
 BPFTOOL ?= bpftool
-PKGS    := libbpf libtracefs libtraceevent jansson
+PKGS    := libbpf libtracefs libtraceevent jansson sqlite3
 
 ifeq ($(SAN),1)
 B       := build-san

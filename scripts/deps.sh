@@ -32,7 +32,7 @@ missing_tools() {
 		command -v "$c" >/dev/null 2>&1 || printf ' %s' "$c"
 	done
 	command -v pkg-config >/dev/null 2>&1 || return 0
-	for m in libbpf libtracefs libtraceevent jansson; do
+	for m in libbpf libtracefs libtraceevent jansson sqlite3; do
 		pkg-config --exists "$m" || printf ' pkg-config:%s' "$m"
 	done
 }
