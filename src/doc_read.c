@@ -93,7 +93,7 @@ static int read_options(struct rd *x, json_t *d, struct run_options *o)
 {
 	size_t at = rd_push(x, "options");
 	json_t *v = json_object_get(d, "options");
-	int64_t it, max_time;
+	int64_t it = 0, max_time = -1;
 	int cpu = 0, ret;
 
 	if (!v || !json_is_object(v)) {
