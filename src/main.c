@@ -35,6 +35,7 @@ static const char usage_main[] =
 	"  compare    two runs cell by cell, with verdicts: worse, better, same\n"
 	"  export     a run as CSV, Markdown or its results document\n"
 	"  import     record results documents (from other machines) in the store\n"
+	"  report     one self-contained HTML page of runs: charts, comparison, data\n"
 	"\n"
 	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
 	"failed, 2 usage error, 3 another tracer disturbed a cell, 128+N interrupted\n"
@@ -251,7 +252,7 @@ static int cmd_cleanup(int argc, char **argv)
 
 static const struct { const char *name; int (*fn)(int argc, char **argv); } results_cmds[] = {
 	{ "history", cmd_history }, { "show", cmd_show }, { "compare", cmd_compare },
-	{ "export", cmd_export }, { "import", cmd_import },
+	{ "export", cmd_export }, { "import", cmd_import }, { "report", cmd_report },
 };
 
 int main(int argc, char **argv)
