@@ -50,4 +50,9 @@ int rd_array(struct rd *x, json_t *o, const char *key, size_t max, json_t **out)
 int rd_summary(struct rd *x, json_t *o, const char *key, size_t n, int flags, struct summary *s,
 	       bool *present);
 
+/* A cell of cells[] and its runs (doc_cell.c). */
+#define MAX_THREADS 65536
+struct cell;
+int doc_read_cell(struct rd *x, json_t *o, struct cell *c);
+
 #endif
