@@ -147,5 +147,14 @@ void compare_print_env(FILE *f, const struct doc *a, const struct doc *b, const 
 		fprintf(f, "%swarning: A and B ran on different machines or kernels (%s differ): "
 			"a difference below may be theirs, not the tracers'%s\n", st->bold_yellow,
 			machine, st->reset);
+	/* someone else's tracer runs in baseline and traced runs alike: it is in the
+	 * baselines, and what it shares with ours (an enabled tracepoint) leaves our cost */
+	for (int i = 0; i < 2; i++) {
+		const struct environment *e = i ? &b->r.env : &a->r.env;
+
+		if (strcmp(a->r.env.other_tracers, b->r.env.other_tracers) && strcmp(e->other_tracers, "none"))
+			fprintf(f, "%swarning: %c ran beside other tracing (%s): its cost is in %c's baselines%s\n",
+				st->bold_yellow, i ? 'B' : 'A', e->other_tracers, i ? 'B' : 'A', st->reset);
+	}
 	fputc('\n', f);
 }

@@ -12,7 +12,7 @@ tmp = sys.argv[1]
 base = json.load(open("tests/fixtures/docs/small.json"))
 wiggle = [0.0, 1.5, -1.0, -0.5, 0.8, -0.3, 0.4, -0.9]
 
-def make(name, shift, nreps, kernel=None, drop=None):
+def make(name, shift, nreps, kernel=None, drop=None, other=None):
     d = copy.deepcopy(base)
     for f in d["noise_floors"]:
         f["ns_per_event"], f["aa_ci95"] = 3.0, [-3.0, 3.0]
@@ -34,6 +34,8 @@ def make(name, shift, nreps, kernel=None, drop=None):
             c[k]["n"] = nreps
     if kernel:
         d["environment"]["kernel"] = kernel
+    if other:
+        d["environment"]["other_tracers"] = other
     if drop:
         d["cells"] = [c for c in d["cells"] if c["tracer"] != drop]
     json.dump(d, open(f"{tmp}/{name}.json", "w"), indent=1)
@@ -43,8 +45,9 @@ make("worse", 20, 8)        # 10% of 200 ns
 make("slight", 4, 8)        # 2%: under the 5% threshold
 make("two", 20, 2)
 make("other", 0, 8, kernel="6.12.0-other", drop="ftrace:syscall/noread")
+make("busy", 0, 8, other="bpf prog 42 'tt_attach_tp' (tracepoint)")
 PY
-for d in a worse slight two other; do
+for d in a worse slight two other busy; do
 	python3 tests/validate_json.py "$TMP/$d.json" || fail "synthetic document '$d' is not valid"
 done
 
@@ -102,6 +105,11 @@ grep -q '^warning: A and B ran on different machines or kernels (kernel differ)'
 	fail "a vs other: no warning: $(head -8 "$TMP/other")"
 grep -q '^  kernel: A 6.18\|^  kernel: A .*, B 6.12.0-other$' "$TMP/other" || fail "a vs other: no kernel line"
 [ "$(grep -c 'only in A' "$TMP/other")" = 2 ] || fail "a vs other: want 2 cells only in A"
+
+cmp_run busy "$TMP/a.json" "$TMP/busy.json"
+grep -q "^warning: B ran beside other tracing (bpf prog 42 'tt_attach_tp' (tracepoint)): its cost is in B's baselines" \
+	"$TMP/busy" || fail "a vs busy: no warning: $(head -8 "$TMP/busy")"
+grep -q '^warning: A and B ran on different machines' "$TMP/busy" && fail "a vs busy: other tracing is not another machine"
 
 # A real run against itself, from the store.
 need_root
