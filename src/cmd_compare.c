@@ -25,7 +25,8 @@ static const char usage_compare[] =
 	"\n"
 	"A change is called only when it is significant at a family-wise 5% (Holm\n"
 	"over the cells compared), its CI excludes 0, and it exceeds the threshold\n"
-	"and the runs' noise floor. Fewer than 5 reps a side: 'too few reps'.\n"
+	"and the runs' noise floor. No verdict with fewer than 5 reps a side ('too\n"
+	"few reps') or a baseline that varied more than 5% between reps ('noisy').\n"
 	"Exit: 0 nothing worse, 4 a cell is worse, 1 a store error, 2 bad input.\n";
 
 struct widths { int tracer, workload; bool workload_col, threads_col; };
@@ -61,13 +62,13 @@ static void print_key(FILE *f, const struct widths *w, const char *tracer, const
 		fprintf(f, "  %3s", threads);
 }
 
-static void print_row(FILE *f, const struct widths *w, const struct cmp_row *r,
+static void print_row(FILE *f, const struct widths *w, const struct cmp_row *r, double threshold_pct,
 		      const struct cmp_style *st)
 {
 	char thr[16], ma[24], mb[24], d[24], lo[24], hi[24], ci[64] = "-", ratio[16] = "-", p[16] = "-";
 	const char *colour = r->verdict == VERDICT_WORSE ? st->red :
 			     r->verdict == VERDICT_BETTER ? st->green :
-			     r->verdict == VERDICT_TOO_FEW ? st->dim : "";
+			     r->verdict == VERDICT_TOO_FEW || r->verdict == VERDICT_NOISY ? st->dim : "";
 
 	snprintf(thr, sizeof(thr), "%d", r->a->threads);
 	format_ns(ma, sizeof(ma), r->ma);
@@ -90,8 +91,18 @@ static void print_row(FILE *f, const struct widths *w, const struct cmp_row *r,
 	if (r->a->disturbed || r->b->disturbed)
 		fprintf(f, "  (disturbed in %s)", r->a->disturbed && r->b->disturbed ? "A and B" :
 			r->a->disturbed ? "A" : "B");
+	/* a tracer that missed events did not do the work its cost is of */
+	for (int i = 0; i < 2; i++) {
+		const struct cell *x = i ? r->b : r->a;
+
+		if (!compare_counted(x))
+			fprintf(f, "  (%s: hits %lld of %lld events)", i ? "B" : "A", (long long)x->hits,
+				(long long)x->events);
+	}
 	if (r->a->aa)
 		fputs("  (A/A: vs A's baseline)", f);
+	if (fabs(r->base_shift) * 100 > threshold_pct)
+		fprintf(f, "  (baseline %+.0f%%)", r->base_shift * 100);
 	fputc('\n', f);
 }
 
@@ -123,15 +134,16 @@ static void print_uncompared(FILE *f, const struct cmp *c, const struct cmp_styl
 
 static void print_footer(FILE *f, const struct cmp *c, const struct cmp_style *st)
 {
-	fprintf(f, "\n%d worse, %d better, %d same, %d too few reps\n", c->worse, c->better, c->same,
-		c->too_few);
+	fprintf(f, "\n%d worse, %d better, %d same, %d too few reps, %d noisy\n", c->worse, c->better,
+		c->same, c->too_few, c->noisy);
 	fprintf(f, "%sA, B: mean overhead per event (ns) over each run's reps; B - A [95%% CI]: percentile\n"
 		"bootstrap, each run's reps resampled on its own (%d resamples); p: Mann-Whitney U,\n"
 		"two-sided, unadjusted. A verdict is worse or better when the bootstrap's p, Holm-adjusted\n"
 		"over the %d cell%s compared (family-wise error 5%%), is below 0.05, the CI excludes 0, and\n"
-		"|B - A| exceeds %.3g%% of A's overhead (--threshold) and the runs' noise floor; too few\n"
-		"reps: fewer than %d on a side%s\n", st->dim, COMPARE_BOOTSTRAP_B, c->family,
-		c->family == 1 ? "" : "s", c->threshold_pct, COMPARE_MIN_REPS, st->reset);
+		"|B - A| exceeds %.3g%% of A's overhead (--threshold) and the runs' noise floor; no\n"
+		"verdict with too few reps (under %d on a side) or a noisy baseline (cv above %.0f%% on a\n"
+		"side)%s\n", st->dim, COMPARE_BOOTSTRAP_B, c->family, c->family == 1 ? "" : "s",
+		c->threshold_pct, COMPARE_MIN_REPS, COMPARE_NOISY_CV * 100, st->reset);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -155,8 +167,12 @@ int cmd_compare(int argc, char **argv)
 	st = cmd_want_colour(a.colour, STDOUT_FILENO) ? &ansi : &plain;
 	cmd_load_run(a.runs[0], a.store, &da);
 	cmd_load_run(a.runs[1], a.store, &db);
-	compare_print_env(stdout, &da, &db, st);
 	compare_runs(&da.r, &db.r, a.threshold, &c);
+	compare_print_env(stdout, &da, &db, st);
+	if (fabs(c.base_shift) * 100 > c.threshold_pct)
+		printf("%swarning: the untraced workload ran %.0f%% %s in B (median over the cells): the "
+		       "machine differed between the runs, and overheads move with it%s\n\n", st->bold_yellow,
+		       fabs(c.base_shift) * 100, c.base_shift > 0 ? "slower" : "faster", st->reset);
 	plan_widths(&c, &w);
 	fputs(st->bold, stdout);
 	print_key(stdout, &w, "tracer", "workload", "thr");
@@ -164,7 +180,7 @@ int cmd_compare(int argc, char **argv)
 	       "verdict", st->reset);
 	for (int i = 0; i < c.nrows; i++)
 		if (c.rows[i].compared)
-			print_row(stdout, &w, &c.rows[i], st);
+			print_row(stdout, &w, &c.rows[i], c.threshold_pct, st);
 	print_uncompared(stdout, &c, st);
 	print_footer(stdout, &c, st);
 	int ret = c.worse ? EXIT_WORSE : 0;

@@ -175,13 +175,15 @@ void compare_holm(const double *p, size_t n, double *adj)
 	free(s);
 }
 
-enum verdict compare_verdict(size_t na, size_t nb, double diff, const double ci[2], double p_holm,
-			     double threshold, double floor)
+enum verdict compare_verdict(size_t na, size_t nb, double cv, double diff, const double ci[2],
+			     double p_holm, double threshold, double floor)
 {
 	bool excludes_zero = ci[0] > 0 || ci[1] < 0;
 
 	if (na < COMPARE_MIN_REPS || nb < COMPARE_MIN_REPS)
 		return VERDICT_TOO_FEW;
+	if (cv > COMPARE_NOISY_CV)
+		return VERDICT_NOISY;
 	if (!(p_holm < COMPARE_ALPHA) || !excludes_zero || !(fabs(diff) > threshold) ||
 	    (isfinite(floor) && !(fabs(diff) > floor)))
 		return VERDICT_SAME;
@@ -195,6 +197,7 @@ const char *compare_verdict_name(enum verdict v)
 	case VERDICT_WORSE:   return "worse";
 	case VERDICT_BETTER:  return "better";
 	case VERDICT_TOO_FEW: return "too few reps";
+	case VERDICT_NOISY:   return "noisy";
 	}
 	return "same";
 }

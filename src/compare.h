@@ -21,6 +21,9 @@
 #define COMPARE_THRESHOLD_PCT 5.0
 /* The family-wise error rate the verdicts keep. */
 #define COMPARE_ALPHA 0.05
+/* A side whose baseline varied more than this between reps (cv) gets no
+ * verdict: results.c's noisy-baseline threshold, for the same reason. */
+#define COMPARE_NOISY_CV 0.05
 
 /*
  * The percentile bootstrap interval at @level of mean(b) - mean(a), each
@@ -42,16 +45,18 @@ double compare_mann_whitney(const double *a, size_t na, const double *b, size_t 
 /* Holm's step-down adjustment of @n p-values: adj[i] is p[i]'s adjusted value. */
 void compare_holm(const double *p, size_t n, double *adj);
 
-enum verdict { VERDICT_SAME, VERDICT_WORSE, VERDICT_BETTER, VERDICT_TOO_FEW };
+enum verdict { VERDICT_SAME, VERDICT_WORSE, VERDICT_BETTER, VERDICT_TOO_FEW, VERDICT_NOISY };
 
 /*
- * The verdict on a cell: worse or better only when the change is
- * significant after Holm (@p_holm below COMPARE_ALPHA), its interval
- * excludes 0, and |@diff| passes both @threshold (ns) and the larger
- * noise floor of the two runs, @floor (ns; NaN: none measured).
+ * The verdict on a cell: none below COMPARE_MIN_REPS reps a side or with a
+ * side's baseline cv (@cv, the larger of the two) above COMPARE_NOISY_CV;
+ * else worse or better only when the change is significant after Holm
+ * (@p_holm below COMPARE_ALPHA), its interval excludes 0, and |@diff|
+ * passes both @threshold (ns) and the larger noise floor of the two runs,
+ * @floor (ns; NaN: none measured).
  */
-enum verdict compare_verdict(size_t na, size_t nb, double diff, const double ci[2], double p_holm,
-			     double threshold, double floor);
+enum verdict compare_verdict(size_t na, size_t nb, double cv, double diff, const double ci[2],
+			     double p_holm, double threshold, double floor);
 const char *compare_verdict_name(enum verdict v);
 
 #endif

@@ -25,14 +25,20 @@ struct cmp_row {
 	double p_holm;             /* p_boot adjusted over the family */
 	double threshold;          /* ns a change must pass: --threshold of A's scale */
 	double floor;              /* the larger noise floor of the two runs; NaN: none */
+	double base_shift;         /* B's baseline mean / A's - 1: the untraced workload's change */
 	enum verdict verdict;
 };
+
+/* Whether cell @c's tracer saw what it should: every event, or none of
+ * them with --target (collateral); true when it cannot count. */
+bool compare_counted(const struct cell *c);
 
 struct cmp {
 	struct cmp_row *rows;
 	int nrows;
 	int family;                /* cells in Holm's family: compared, with enough reps */
-	int worse, better, same, too_few;
+	int worse, better, same, too_few, noisy;
+	double base_shift;         /* the median of the rows' base_shift; NaN: none compared */
 	double threshold_pct;
 };
 

@@ -8,12 +8,22 @@
 #include <string.h>
 
 #include "compare_out.h"
+#include "load/workloads.h"
 #include "util.h"
 
 static bool same_cell(const struct cell *x, const struct cell *y)
 {
 	return x->threads == y->threads && !strcmp(x->workload, y->workload) &&
 	       !strcmp(x->tracer, y->tracer) && !strcmp(x->target, y->target);
+}
+
+/* As results.c notes it: with --target the tracer hooks a call the workload does not make. */
+bool compare_counted(const struct cell *c)
+{
+	const struct workload *w = workload_find(c->workload);
+	bool collateral = c->target[0] && (!w || !w->syscall || strcmp(c->target, w->syscall));
+
+	return c->hits < 0 || c->hits == (collateral ? 0 : c->events);
 }
 
 /* The per-rep overheads with figures; a rep with a null time has none. */
@@ -62,6 +72,7 @@ static void measure(struct cmp_row *w, const struct results *ra, const struct re
 	w->threshold = pct / 100 * scale;
 	w->floor = isnan(fa) ? fb : isnan(fb) ? fa : fmax(fa, fb);
 	w->ratio = !w->a->aa && w->ma > 0 && !(w->ma <= fa) ? w->mb / w->ma : NAN;
+	w->base_shift = w->a->base.mean > 0 ? w->b->base.mean / w->a->base.mean - 1 : NAN;
 	w->ci[0] = w->ci[1] = w->p_boot = w->p_mw = w->p_holm = NAN;
 	if (na >= COMPARE_MIN_REPS && nb >= COMPARE_MIN_REPS) {
 		compare_bootstrap_diff(a, na, b, nb, COMPARE_BOOTSTRAP_B,
@@ -78,6 +89,25 @@ static struct cmp_row *add_row(struct cmp *c, int cap)
 		BUG("more comparison rows than cells");
 	memset(&c->rows[c->nrows], 0, sizeof(c->rows[0]));
 	return &c->rows[c->nrows++];
+}
+
+/*
+ * The untraced workload is the same program in both runs: when its time
+ * moved, the machine did (a busy neighbour, another frequency, someone
+ * else's tracer in the baselines), and overheads move with it.
+ */
+static void base_shift(struct cmp *c)
+{
+	double *s = calloc((size_t)c->nrows + 1, sizeof(*s));
+	size_t n = 0;
+
+	if (!s)
+		die("out of memory");
+	for (int i = 0; i < c->nrows; i++)
+		if (c->rows[i].compared && isfinite(c->rows[i].base_shift))
+			s[n++] = c->rows[i].base_shift;
+	c->base_shift = n ? stats_median(s, n) : NAN;
+	free(s);
 }
 
 static void holm_and_verdicts(struct cmp *c)
@@ -100,12 +130,13 @@ static void holm_and_verdicts(struct cmp *c)
 			continue;
 		if (!isnan(w->p_boot))
 			w->p_holm = adj[n++];
-		w->verdict = compare_verdict(w->na, w->nb, w->diff, w->ci, w->p_holm, w->threshold,
-					     w->floor);
+		w->verdict = compare_verdict(w->na, w->nb, fmax(w->a->base_cv, w->b->base_cv), w->diff,
+					     w->ci, w->p_holm, w->threshold, w->floor);
 		c->worse += w->verdict == VERDICT_WORSE;
 		c->better += w->verdict == VERDICT_BETTER;
 		c->same += w->verdict == VERDICT_SAME;
 		c->too_few += w->verdict == VERDICT_TOO_FEW;
+		c->noisy += w->verdict == VERDICT_NOISY;
 	}
 	free(p);
 	free(adj);
@@ -140,6 +171,7 @@ void compare_runs(const struct results *a, const struct results *b, double thres
 			add_row(out, cap)->b = &b->cells[j];
 	free(matched);
 	holm_and_verdicts(out);
+	base_shift(out);
 }
 
 void compare_release(struct cmp *c)

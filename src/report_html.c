@@ -217,11 +217,15 @@ static void compare_section(FILE *f, const struct doc *a, const struct doc *b)
 	run_name(f, a);
 	fputs(", B = ", f);
 	run_name(f, b);
-	fprintf(f, "</h2>\n<p><b>%d worse, %d better, %d same, %d too few reps.</b> A light, B dark; "
+	fprintf(f, "</h2>\n<p><b>%d worse, %d better, %d same, %d too few reps, %d noisy.</b> A light, B dark; "
 		"verdicts at a family-wise 5%% (Holm over %d cells), a change called only past %.3g%% "
 		"of A's overhead and the noise floor.</p>\n", c.worse, c.better, c.same, c.too_few,
-		c.family, c.threshold_pct);
-	if (c.same + c.worse + c.better + c.too_few) {
+		c.noisy, c.family, c.threshold_pct);
+	if (fabs(c.base_shift) * 100 > c.threshold_pct)
+		fprintf(f, "<p class=\"warn\">The untraced workload ran %.0f%% %s in B (median over the "
+			"cells): the machine differed between the runs, and overheads move with it.</p>\n",
+			fabs(c.base_shift) * 100, c.base_shift > 0 ? "slower" : "faster");
+	if (c.same + c.worse + c.better + c.too_few + c.noisy) {
 		fputs("<div class=\"scroll\">\n", f);
 		svg_compare(f, &c);
 		fputs("</div>\n", f);

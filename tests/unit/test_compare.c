@@ -128,18 +128,22 @@ static void test_verdict(void **state)
 	const double up[2] = { 8, 12 }, down[2] = { -12, -8 }, zero[2] = { -1, 12 };
 
 	(void)state;
-	assert_int_equal(compare_verdict(5, 5, 10, up, 0.001, 1, NAN), VERDICT_WORSE);
-	assert_int_equal(compare_verdict(5, 5, -10, down, 0.001, 1, NAN), VERDICT_BETTER);
+	assert_int_equal(compare_verdict(5, 5, 0.01, 10, up, 0.001, 1, NAN), VERDICT_WORSE);
+	assert_int_equal(compare_verdict(5, 5, 0.01, -10, down, 0.001, 1, NAN), VERDICT_BETTER);
 	/* each condition on its own keeps it the same */
-	assert_int_equal(compare_verdict(5, 5, 10, up, 0.06, 1, NAN), VERDICT_SAME);
-	assert_int_equal(compare_verdict(5, 5, 10, zero, 0.001, 1, NAN), VERDICT_SAME);
-	assert_int_equal(compare_verdict(5, 5, 10, up, 0.001, 10.5, NAN), VERDICT_SAME);
-	assert_int_equal(compare_verdict(5, 5, 10, up, 0.001, 1, 11), VERDICT_SAME);
-	assert_int_equal(compare_verdict(5, 5, 10, up, NAN, 1, NAN), VERDICT_SAME);
+	assert_int_equal(compare_verdict(5, 5, 0.01, 10, up, 0.06, 1, NAN), VERDICT_SAME);
+	assert_int_equal(compare_verdict(5, 5, 0.01, 10, zero, 0.001, 1, NAN), VERDICT_SAME);
+	assert_int_equal(compare_verdict(5, 5, 0.01, 10, up, 0.001, 10.5, NAN), VERDICT_SAME);
+	assert_int_equal(compare_verdict(5, 5, 0.01, 10, up, 0.001, 1, 11), VERDICT_SAME);
+	assert_int_equal(compare_verdict(5, 5, 0.01, 10, up, NAN, 1, NAN), VERDICT_SAME);
 	/* below the minimum on either side: no verdict at all */
-	assert_int_equal(compare_verdict(4, 50, 10, up, 0.001, 1, NAN), VERDICT_TOO_FEW);
-	assert_int_equal(compare_verdict(50, 2, 10, up, 0.001, 1, NAN), VERDICT_TOO_FEW);
+	assert_int_equal(compare_verdict(4, 50, 0.01, 10, up, 0.001, 1, NAN), VERDICT_TOO_FEW);
+	assert_int_equal(compare_verdict(50, 2, 0.01, 10, up, 0.001, 1, NAN), VERDICT_TOO_FEW);
 	assert_string_equal(compare_verdict_name(VERDICT_TOO_FEW), "too few reps");
+	/* a side's baseline above 5% cv: no verdict either; NaN (one rep) is not noisy */
+	assert_int_equal(compare_verdict(5, 5, 0.051, 10, up, 0.001, 1, NAN), VERDICT_NOISY);
+	assert_int_equal(compare_verdict(5, 5, NAN, 10, up, 0.001, 1, NAN), VERDICT_WORSE);
+	assert_string_equal(compare_verdict_name(VERDICT_NOISY), "noisy");
 }
 
 /* Runs of the fake cells: bpf:tp/count ~25 ns, B shifted by @shift; the verdicts. */
