@@ -1,14 +1,15 @@
 # tracetax build. `make run` and `make check` install what is missing first.
 # V=1 shows full command lines. SAN=1 builds an ASan/UBSan variant in build-san/.
 # NO_DEPS_CHECK=1 builds without asking dpkg for the packages (libraries
-# built from source).
+# built from source). `make fuzz FUZZ_SECONDS=N` runs the libFuzzer
+# harnesses (clang, into build-fuzz/): not part of `make check`.
 
 # Without its packages a build stops at the first missing header or at a
 # pkg-config error that names neither: name the packages first. Not for the
 # goals that install them (deps; run, check and asan call deps before they
 # build) or need none (clean).
 ifeq ($(NO_DEPS_CHECK),)
-ifneq ($(filter-out deps run check asan clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps run check asan clean fuzz,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
 $(error run 'make deps' as root to install them)
 endif
@@ -18,7 +19,7 @@ endif
 CC      ?= gcc
 CLANG   ?= clang
 BPFTOOL ?= bpftool
-PKGS    := libbpf libtracefs libtraceevent jansson
+PKGS    := libbpf libtracefs libtraceevent jansson sqlite3
 
 ifeq ($(SAN),1)
 B       := build-san
@@ -27,6 +28,16 @@ else
 B       := build
 SANFLAGS :=
 endif
+
+# The fuzzing build: everything with clang's fuzzer and address sanitizer
+# instrumentation, and coverage mapping for the report of what was reached.
+ifeq ($(FUZZ),1)
+B       := build-fuzz
+CC      := $(CLANG)
+SANFLAGS := -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer \
+	-fprofile-instr-generate -fcoverage-mapping -Wno-unknown-warning-option
+endif
+FUZZ_SECONDS ?= 60
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS  ?= -O2 -g
@@ -62,7 +73,7 @@ TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(B)/tests/tools/%.bpf.o,$(wildc
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps clean asan FORCE
+.PHONY: all run check unit deps clean asan fuzz fuzz-bins FORCE
 .SECONDARY:
 
 all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UNIT_BINS) \
@@ -158,6 +169,16 @@ $(B)/tests/tt-activity: tests/tools/activity.c $(LIB_OBJS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# libFuzzer harnesses of the document reader and the option parsers
+$(B)/fuzz-%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+fuzz-bins: $(B)/fuzz-doc $(B)/fuzz-cli
+
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
 deps:
 	@scripts/deps.sh
 
@@ -173,6 +194,6 @@ asan:
 	@$(MAKE) --no-print-directory SAN=1 check
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(OBJS:.o=.d) $(LOAD_OBJS:.o=.d)

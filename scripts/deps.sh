@@ -10,9 +10,10 @@ set -eu
 BUILD="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
 systemtap-sdt-dev"
-# What the tests use besides the build: JSON checks, process checks, and
-# setpriv to run the unprivileged part as nobody.
-TOOLS="python3 python3-jsonschema procps util-linux"
+# What the tests use besides the build: JSON checks, process checks,
+# setpriv to run the unprivileged part as nobody, and a browser to load
+# the HTML report in (t_report.sh).
+TOOLS="python3 python3-jsonschema procps util-linux chromium"
 
 # missing_packages PKG...: those of PKG that dpkg does not have installed.
 # dpkg-query names only the packages it knows, and complains about the
@@ -32,7 +33,7 @@ missing_tools() {
 		command -v "$c" >/dev/null 2>&1 || printf ' %s' "$c"
 	done
 	command -v pkg-config >/dev/null 2>&1 || return 0
-	for m in libbpf libtracefs libtraceevent jansson; do
+	for m in libbpf libtracefs libtraceevent jansson sqlite3; do
 		pkg-config --exists "$m" || printf ' pkg-config:%s' "$m"
 	done
 }

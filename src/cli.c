@@ -193,6 +193,10 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "max-time", required_argument, NULL, 'M' },
 		{ "wait", no_argument, NULL, 'W' },
 		{ "no-wait", no_argument, NULL, 'N' },
+		{ "store", required_argument, NULL, 'S' },
+		{ "no-store", no_argument, NULL, 'O' },
+		{ "csv", required_argument, NULL, 'V' },
+		{ "markdown", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -267,6 +271,10 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			break;
 		case 'W': a->no_wait = false; break;
 		case 'N': a->no_wait = true; break;
+		case 'S': if (!*optarg) FAIL("empty --store path"); a->store = optarg; break;
+		case 'O': a->no_store = true; break;
+		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;
+		case 'k': if (!*optarg) FAIL("empty --markdown path"); a->markdown_path = optarg; break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -277,6 +285,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	}
 	if (optind < argc)
 		FAIL("unexpected argument '%s'", argv[optind]);
+	if (a->store && a->no_store)
+		FAIL("--store and --no-store: give one");
 	if (a->max_time_s && a->precision <= 0)
 		FAIL("--max-time is the budget of --precision: give both");
 	if (a->precision > 0 && a->iterations)

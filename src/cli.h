@@ -31,6 +31,10 @@ struct run_args {
 	                                  is this % of the overhead */
 	int max_time_s;                /* the run's budget for --precision */
 	bool no_wait;                  /* another measurement running: exit 2 */
+	const char *store;             /* --store: the results store; NULL: default */
+	bool no_store;                 /* --no-store: record nothing */
+	const char *csv_path;          /* --csv FILE */
+	const char *markdown_path;     /* --markdown FILE */
 };
 
 /* --precision without --max-time: the run may take this long. */

@@ -1,4 +1,4 @@
-/* tracetax: what tracing costs. The CLI: run, list, cleanup. */
+/* tracetax: what tracing costs. The CLI: run, list, cleanup; the results commands in cmd_*.c. */
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -10,7 +10,9 @@
 #include <tracefs.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "lock.h"
+#include "output_export.h"
 #include "output_list.h"
 #include "plan.h"
 #include "results.h"
@@ -28,10 +30,16 @@ static const char usage_main[] =
 	"             available tracer on the getpid workload, 1 thread)\n"
 	"  list       every tracer and workload: available, or skipped and why\n"
 	"  cleanup    remove tracing state left by a tracetax that was killed\n"
+	"  history    the runs in the results store (every run records there)\n"
+	"  show       a stored run's table again, or a results document's\n"
+	"  compare    two runs cell by cell, with verdicts: worse, better, same\n"
+	"  export     a run as CSV, Markdown or its results document\n"
+	"  import     record results documents (from other machines) in the store\n"
+	"  report     one self-contained HTML page of runs: charts, comparison, data\n"
 	"\n"
 	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
 	"failed, 2 usage error, 3 another tracer disturbed a cell, 128+N interrupted\n"
-	"by signal N\n";
+	"by signal N; compare: 4 a cell got worse\n";
 
 static const char usage_run[] =
 	"usage: tracetax run [options]\n"
@@ -56,6 +64,12 @@ static const char usage_run[] =
 	"                          workload (default, reproducible), other, any\n"
 	"      --json FILE         write the results document (schema: docs/schema.md);\n"
 	"                          '-': to stdout, and the table to stderr\n"
+	"      --csv FILE          also write the table as CSV, one row per cell\n"
+	"      --markdown FILE     also write it as a Markdown table\n"
+	"      --store PATH        record the run in this results store (default:\n"
+	"                          $TRACETAX_DB, else $XDG_DATA_HOME/tracetax/results.db,\n"
+	"                          else ~/.local/share/tracetax/results.db)\n"
+	"      --no-store          record nothing\n"
 	"      --dry-run           print the plan (cells, rep orders, an estimate of\n"
 	"                          the time) and touch nothing\n"
 	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
@@ -113,6 +127,13 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 		output_table(r, table, want_colour(a->colour, fileno(table)));
 	if (a->json_path && output_json_file(r, a->json_path))
 		*ret = EXIT_FAILED;
+	if (a->csv_path && output_file(a->csv_path, NULL, r, output_csv))
+		*ret = EXIT_FAILED;
+	if (a->markdown_path && output_file(a->markdown_path, NULL, r, output_markdown))
+		*ret = EXIT_FAILED;
+	/* after the table: a store that fails costs the record, not the figures */
+	if (!a->no_store && cmd_record_run(a->store, r, a->quiet))
+		*ret = EXIT_FAILED;
 }
 
 /*
@@ -158,6 +179,10 @@ static int cmd_run(int argc, char **argv)
 		return 0;
 	}
 	if (a.json_path && output_json_check(a.json_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a.csv_path && output_json_check(a.csv_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a.markdown_path && output_json_check(a.markdown_path, err, sizeof(err)))
 		die_usage("%s", err);
 	if (signals_init())
 		die("cannot set up signal handling");
@@ -225,6 +250,11 @@ static int cmd_cleanup(int argc, char **argv)
 	return 0;
 }
 
+static const struct { const char *name; int (*fn)(int argc, char **argv); } results_cmds[] = {
+	{ "history", cmd_history }, { "show", cmd_show }, { "compare", cmd_compare },
+	{ "export", cmd_export }, { "import", cmd_import }, { "report", cmd_report },
+};
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -252,5 +282,8 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "cleanup"))
 		return cmd_cleanup(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(results_cmds) / sizeof(results_cmds[0]); i++)
+		if (!strcmp(cmd, results_cmds[i].name))
+			return results_cmds[i].fn(argc - 1, argv + 1);
 	die_usage("'%s' is not a tracetax command (see 'tracetax --help')", cmd);
 }

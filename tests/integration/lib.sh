@@ -8,6 +8,8 @@ TMP=$(mktemp -d)
 case $TMP in ""|/) false ;; *) [ -d "$TMP" ] ;; esac ||
 	{ echo "FAIL: cannot make a temporary directory ('$TMP')"; exit 1; }
 trap 'rm -rf "$TMP"' EXIT
+# Every run records into a results store: the test's own, never the user's.
+export TRACETAX_DB=$TMP/results.db
 
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }

@@ -27,6 +27,8 @@ cp "$B/tracetax" "$B/tracetax-load" "$B/libtracetax-target.so" "$B/libtracetax-p
 mkdir "$D/out"
 chmod 755 "$D"
 [ ${#as[@]} = 0 ] || chown "$uid:$gid" "$D/out"
+# nobody's runs record too, in a store nobody can write
+export TRACETAX_DB=$D/out/results.db
 # sanitizer builds: nobody can neither write run.sh's report files nor read
 # a suppressions file under the checkout. Reports go to stderr, checked below.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=stderr"
@@ -98,5 +100,9 @@ unpriv preload run -w getpid-libc -t preload --reps 2 --run-ms 20 --json out/p.j
 	fail "tracetax run -t preload as $who exited $?: $(cat "$TMP/preload.err")"
 json_get "$D/out/p.json" '[(c["status"], c["hits"] == c["events"] > 0) for c in d["cells"]]' |
 	grep -qxF "[('ok', True)]" || fail "preload as $who: $(cat "$TMP/preload.out")"
+
+# both runs recorded in nobody's own store
+unpriv history history || fail "tracetax history as $who exited $?: $(cat "$TMP/history.err")"
+[ "$(grep -c '^ *[0-9]' "$TMP/history.out")" = 2 ] || fail "want 2 runs in the store: $(cat "$TMP/history.out")"
 
 B=$D TT=$D/tracetax assert_clean

@@ -21,6 +21,10 @@ bad "needs a value" run --json
 bad "unknown option" list --frob
 bad "invalid --precision" run --precision 0
 bad "is the budget of --precision" run --max-time 9
+bad "compare needs two runs" compare 1
+bad "history takes no --format" history --format csv
+bad "invalid --format 'xml'" export last --format xml
+bad "--store and --no-store" run --store x.db --no-store
 # one hint per line: the parser's own "(see 'tracetax list')" is enough
 "$TT" run -t strace >"$TMP/out" 2>"$TMP/err"
 [ "$(grep -o "(see '" "$TMP/err" | wc -l)" = 1 ] || fail "want one hint: $(cat "$TMP/err")"
@@ -28,7 +32,8 @@ bad "is the budget of --precision" run --max-time 9
 grep -q "(see 'tracetax run --help')" "$TMP/err" || fail "want the --help hint: $(cat "$TMP/err")"
 [ -e "$TMP/r.json" ] && fail "a results file was written on bad input"
 "$TT" >/dev/null 2>&1; [ $? = 2 ] || fail "no command should exit 2"
-for c in "--help" "run --help" "list --help" "cleanup --help"; do
+for c in "--help" "run --help" "list --help" "cleanup --help" "history --help" "show --help" \
+	"compare --help" "export --help" "import --help" "report --help"; do
 	# shellcheck disable=SC2086
 	"$TT" $c >"$TMP/out" 2>&1 || fail "'$c' failed"
 	grep -q usage "$TMP/out" || fail "'$c' printed no usage"

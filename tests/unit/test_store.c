@@ -1,0 +1,277 @@
+/*
+ * The results store on a database in a temporary directory: recording,
+ * finding runs again, history's filters, two writers at once, migration
+ * from version 1, and the databases it must refuse.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "doc_read.h"
+#include "fake_results.h"
+#include "store.h"
+
+static char dir[64], db[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/tt-store-test.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static void fresh(const char *name)
+{
+	snprintf(db, sizeof(db), "%s/%s", dir, name);
+}
+
+static int64_t record(struct store *s, double shift)
+{
+	struct results r;
+	char err[512], *doc;
+	int64_t id = 0;
+
+	fake_results(&r, 5, shift);
+	doc = output_json_string(&r);
+	if (store_record(s, &r, doc, &id, err, sizeof(err)))
+		fail_msg("%s", err);
+	free(doc);
+	results_release(&r);
+	return id;
+}
+
+struct seen { int runs, cells; int64_t ids[64]; };
+
+static int count(const struct store_run *run, const struct store_cell *c, void *arg)
+{
+	struct seen *s = arg;
+
+	if (c) {
+		s->cells++;
+		return 0;
+	}
+	s->ids[s->runs++ % 64] = run->id;
+	assert_string_equal(run->kernel, "6.1.0-28-amd64");
+	assert_string_equal(run->host, "box");
+	assert_int_equal(run->ok, 2);
+	assert_int_equal(run->skipped, 1);
+	assert_int_equal(run->ntracers, 3);
+	assert_string_equal(run->tracers, "none,bpf:tp/count,bpf:kprobe/count");
+	return 0;
+}
+
+static struct seen history(struct store *s, struct store_filter f)
+{
+	struct seen seen = { 0 };
+	char err[512];
+
+	if (store_history(s, &f, count, &seen, err, sizeof(err)))
+		fail_msg("%s", err);
+	return seen;
+}
+
+static void test_record_and_find(void **state)
+{
+	char err[512], *text;
+	struct store *s;
+	int64_t id, a, b;
+	struct doc d = { 0 };
+	size_t len;
+
+	(void)state;
+	fresh("a.db");
+	assert_null(store_open(db, false, err, sizeof(err)));
+	assert_non_null(strstr(err, "no results store at"));
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	a = record(s, 0);
+	b = record(s, 5);
+	assert_true(b > a);
+	assert_int_equal(store_resolve(s, "last", &id, err, sizeof(err)), 0);
+	assert_int_equal(id, b);
+	assert_int_equal(store_resolve(s, "last~1", &id, err, sizeof(err)), 0);
+	assert_int_equal(id, a);
+	assert_int_equal(store_resolve(s, "last~2", &id, err, sizeof(err)), 1);
+	assert_int_equal(store_resolve(s, "99", &id, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "no run '99'"));
+	assert_int_equal(store_resolve(s, "last~x", &id, err, sizeof(err)), 1);
+	/* the document comes back whole, and reads */
+	assert_int_equal(store_document(s, a, &text, &len, err, sizeof(err)), 0);
+	snprintf(d.name, sizeof(d.name), "run a");
+	assert_int_equal(doc_parse(&d, text, len, err, sizeof(err)), 0);
+	assert_int_equal(d.r.ncells, 3);
+	doc_release(&d);
+	/* history, oldest first, and its filters */
+	struct seen all = history(s, (struct store_filter){ .limit = 20 });
+	assert_int_equal(all.runs, 2);
+	assert_int_equal(all.ids[0], a);
+	assert_int_equal(all.ids[1], b);
+	assert_int_equal(history(s, (struct store_filter){ .limit = 1 }).ids[0], b);
+	assert_int_equal(history(s, (struct store_filter){ .workload = "close" }).runs, 0);
+	assert_int_equal(history(s, (struct store_filter){ .kernel = "6.1.*" }).runs, 2);
+	assert_int_equal(history(s, (struct store_filter){ .kernel = "5.*" }).runs, 0);
+	struct seen bpf = history(s, (struct store_filter){ .tracer = "bpf:*" });
+	assert_int_equal(bpf.runs, 2);
+	assert_int_equal(bpf.cells, 4);
+	assert_int_equal(history(s, (struct store_filter){ .tracer = "strace" }).runs, 0);
+	store_close(s);
+}
+
+/* Two processes recording at once: both succeed, nothing is lost. */
+static void test_two_writers(void **state)
+{
+	char err[512];
+	struct store *s;
+	pid_t pid[2];
+
+	(void)state;
+	fresh("w.db");
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	store_close(s);
+	for (int k = 0; k < 2; k++) {
+		pid[k] = fork();
+		assert_true(pid[k] >= 0);
+		if (pid[k] == 0) {
+			struct store *mine = store_open(db, true, err, sizeof(err));
+			int bad = !mine;
+
+			for (int i = 0; i < 15 && !bad; i++) {
+				struct results r;
+				char *doc;
+				int64_t id;
+
+				fake_results(&r, 5, i);
+				doc = output_json_string(&r);
+				bad = store_record(mine, &r, doc, &id, err, sizeof(err));
+				if (bad)
+					fprintf(stderr, "writer %d: %s\n", k, err);
+				free(doc);
+				results_release(&r);
+			}
+			store_close(mine);
+			_exit(bad);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		int st;
+
+		assert_int_equal(waitpid(pid[k], &st, 0), pid[k]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	s = store_open(db, true, err, sizeof(err));
+	assert_int_equal(history(s, (struct store_filter){ .limit = 100 }).runs, 30);
+	store_close(s);
+}
+
+static void sql(const char *path, const char *text)
+{
+	sqlite3 *h;
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	if (sqlite3_exec(h, text, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+}
+
+/* Version 1 held the documents alone: opening it builds the tables from them. */
+static void test_migrate_1_2(void **state)
+{
+	struct results r;
+	char err[512], *doc, *ins;
+	struct store *s;
+	sqlite3 *h;
+	sqlite3_stmt *st;
+
+	(void)state;
+	fresh("v1.db");
+	fake_results(&r, 5, 0);
+	doc = output_json_string(&r);
+	sql(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY, recorded TEXT NOT NULL, document TEXT NOT NULL);"
+		"PRAGMA user_version = 1;");
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	ins = "INSERT INTO runs (recorded, document) VALUES ('2025-01-02T03:04:05Z', ?)";
+	assert_int_equal(sqlite3_prepare_v2(h, ins, -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, doc, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_reset(st);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	s = store_open(db, false, err, sizeof(err));
+	if (!s)
+		fail_msg("%s", err);
+	struct seen seen = history(s, (struct store_filter){ .tracer = "*" });
+	assert_int_equal(seen.runs, 2);
+	assert_int_equal(seen.cells, 6);
+	store_close(s);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), STORE_SCHEMA);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	free(doc);
+	results_release(&r);
+}
+
+static void test_refused(void **state)
+{
+	char err[512];
+	int fd;
+
+	(void)state;
+	/* a newer tracetax's store */
+	fresh("new.db");
+	sql(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 3;");
+	assert_null(store_open(db, true, err, sizeof(err)));
+	assert_non_null(strstr(err, "has schema version 3, newer than this tracetax's 2"));
+	/* somebody else's database */
+	fresh("other.db");
+	sql(db, "CREATE TABLE songs (title TEXT);");
+	assert_null(store_open(db, true, err, sizeof(err)));
+	assert_non_null(strstr(err, "is not a tracetax results store"));
+	/* not a database at all: one line, and the file as it was */
+	fresh("junk.db");
+	fd = open(db, O_WRONLY | O_CREAT, 0644);
+	assert_int_equal(write(fd, "this is no database, just some text of 64 bytes or so......\n", 61), 61);
+	close(fd);
+	assert_null(store_open(db, true, err, sizeof(err)));
+	assert_non_null(strstr(err, "file is not a database"));
+	assert_null(strchr(err, '\n'));
+	fd = open(db, O_RDONLY);
+	assert_int_equal(read(fd, err, sizeof(err)), 61);
+	close(fd);
+	assert_memory_equal(err, "this is no database", 19);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_and_find),
+		cmocka_unit_test(test_two_writers),
+		cmocka_unit_test(test_migrate_1_2),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
