@@ -34,6 +34,7 @@ struct ftrace_family {
 	const char *event;		/* NULL: the target's sys_enter_<name> */
 	int filter_nr;			/* fires on every syscall: filter on the target's */
 	const enum ftrace_mode *modes;	/* of each variant, by t->vidx */
+	const char *hook_text;		/* --explain */
 };
 
 struct ftrace_priv {
@@ -219,6 +220,37 @@ static void ftrace_teardown(struct tracer *t)
 	t->priv = NULL;
 }
 
+/* --explain: the reader of each mode; the event's path is the family's. */
+static const char *const reader_texts[] = {
+	[MODE_READ] = "a thread per CPU: read(2) copies each full page out, libtraceevent parses it",
+	[MODE_SPLICE] = "a thread per CPU: splice(2) moves each full page through a pipe to "
+			"/dev/null, unparsed",
+	[MODE_MMAP] = "a thread per CPU on the mapped buffer: the reader ioctl hands it a "
+		      "sub-buffer, libtraceevent parses it in place",
+};
+
+static int ftrace_explain(const struct tracer *t, enum tt_step s, char *buf, size_t len,
+			  const char **ref)
+{
+	const struct ftrace_family *f = family_of(t);
+	const char *text = NULL;
+
+	(void)ref;
+	switch (s) {
+	case TT_STEP_HOOK:     text = f->hook_text; break;
+	case TT_STEP_DISPATCH:
+		text = "the event's handler reserves a record in the instance's per-CPU ring buffer, "
+		       "fills it in and commits it";
+		break;
+	case TT_STEP_READER:   text = reader_texts[f->modes[t->vidx]]; break;
+	default:               break;
+	}
+	if (!text)
+		return -1;
+	snprintf(buf, len, "%s", text);
+	return 0;
+}
+
 /* A variant's mode: syscall_modes[t->vidx]. */
 static const char *const syscall_variants[] = { "noread", "read", "splice", "mmap", NULL };
 static const enum ftrace_mode syscall_modes[] = { MODE_NOREAD, MODE_READ, MODE_SPLICE, MODE_MMAP };
@@ -227,6 +259,7 @@ _Static_assert(sizeof(syscall_modes) / sizeof(syscall_modes[0]) ==
 
 static const struct ftrace_family syscall_family = {
 	.system = "syscalls", .event = NULL, .filter_nr = 0, .modes = syscall_modes,
+	.hook_text = "the tracepoint syscalls:sys_enter_<name> fires, if our instance enabled it",
 };
 
 /* The first is the default: plain "ftrace:raw" measures what it always did. */
@@ -237,6 +270,8 @@ _Static_assert(sizeof(raw_modes) / sizeof(raw_modes[0]) ==
 
 static const struct ftrace_family raw_family = {
 	.system = "raw_syscalls", .event = "sys_enter", .filter_nr = 1, .modes = raw_modes,
+	.hook_text = "the tracepoint raw_syscalls:sys_enter fires on every syscall of the "
+		     "workload; the filter id == <nr> drops the others",
 };
 
 const struct tracer_ops tracer_ftrace_syscall = {
@@ -251,6 +286,7 @@ const struct tracer_ops tracer_ftrace_syscall = {
 	.start = ftrace_start,
 	.stop = ftrace_stop,
 	.teardown = ftrace_teardown,
+	.explain = ftrace_explain,
 };
 
 const struct tracer_ops tracer_ftrace_raw = {
@@ -265,4 +301,5 @@ const struct tracer_ops tracer_ftrace_raw = {
 	.start = ftrace_start,
 	.stop = ftrace_stop,
 	.teardown = ftrace_teardown,
+	.explain = ftrace_explain,
 };
