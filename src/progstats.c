@@ -29,7 +29,7 @@
 #include "util.h"
 
 #define COST_MAX_PAIRS 10
-#define PASS_RUNS 3
+#define PASS_RUNS PROGSTATS_PASS_RUNS
 
 int progstats_sysctl(void)
 {
@@ -67,12 +67,19 @@ static int cost_run(struct cell_ctx *x, bool stats, double *ns)
 	return rc;
 }
 
+/* As many as --reps, even (as many pairs of each order), 2 to COST_MAX_PAIRS. */
+int progstats_cost_pairs(int reps)
+{
+	int n = (reps + 1) / 2 * 2;
+
+	return n < 2 ? 2 : n > COST_MAX_PAIRS ? COST_MAX_PAIRS : n;
+}
+
 static void measure_cost(struct cell_ctx *x, struct stats_cost *cost)
 {
-	int n = (x->a->reps + 1) / 2 * 2;	/* even: as many pairs of each order */
+	int n = progstats_cost_pairs(x->a->reps);
 	double d[COST_MAX_PAIRS];
 
-	n = n < 2 ? 2 : n > COST_MAX_PAIRS ? COST_MAX_PAIRS : n;
 	signals_doing("measuring what BPF stats cost on '%s'", x->t.name);
 	for (int i = 0; i < n; i++) {
 		double on, off;

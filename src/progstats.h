@@ -17,6 +17,10 @@
  */
 void progstats_pass(struct cell_ctx *x, struct stats_cost *cost);
 
+/* Traced runs of a cell's pass; pairs of runs (on, off) that measure the cost of stats. */
+#define PROGSTATS_PASS_RUNS 3
+int progstats_cost_pairs(int reps);
+
 /* kernel.bpf_stats_enabled: 1, 0, or -1 when it cannot be read. */
 int progstats_sysctl(void);
 
