@@ -22,18 +22,16 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
+#include "../util.h"
 #include "consumer.h"
 #include "ftrace_reader.h"
 
 #define PAGE_HDR 16	/* struct buffer_data_page: u64 timestamp, local_t commit */
 
 /*
- * The meta page of a mapped per-CPU buffer: the kernel's uapi
- * <linux/trace_mmap.h> (Linux 6.10+). Debian 12's headers are 6.1's and
- * lack it, so its layout is written out here, as the header and
- * Documentation/trace/ring-buffer-map.rst give it: the meta page at offset
- * 0, then nr_subbufs sub-buffers of subbuf_size bytes, sub-buffer N at
- * meta_page_size + N * subbuf_size.
+ * A mapped per-CPU buffer (Linux 6.10+, Documentation/trace/ring-buffer-map.rst):
+ * the meta page, then sub-buffer N at meta_page_size + N * subbuf_size.
+ * Debian 12's 6.1 headers lack <linux/trace_mmap.h>: its layout, written out.
  */
 #if __has_include(<linux/trace_mmap.h>)
 #include <linux/trace_mmap.h>
@@ -160,9 +158,9 @@ static int parse_subbuf(struct consumer *c, struct reader *r, void *subbuf)
 		return consumer_fail(c, "cannot parse sub-buffer %d of cpu %d", r->cur_id, r->cpu);
 	for (void *e = kbuffer_read_event(r->kbuf, NULL); e; e = kbuffer_next_event(r->kbuf, NULL))
 		n++;
-	r->events += n - r->cur_seen;
 	r->bytes += kbuffer_subbuffer_size(r->kbuf) - r->cur_bytes;
 	r->cur_bytes = kbuffer_subbuffer_size(r->kbuf);
+	r->events += n - r->cur_seen;
 	n -= r->cur_seen;
 	r->cur_seen += n;
 	return (int)n;
@@ -249,6 +247,8 @@ static int reader_map(struct reader *r)
 	if (m == MAP_FAILED)
 		return -1;
 	r->data = m;
+	debug("cpu %d: meta page of %u bytes, %u sub-buffers of %u bytes mapped", r->cpu,
+	      r->meta->meta_page_size, r->meta->nr_subbufs, r->meta->subbuf_size);
 	return 0;
 }
 
