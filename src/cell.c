@@ -124,6 +124,11 @@ out:
 	return ret;
 }
 
+int cell_run_traced(struct cell_ctx *x, struct load_result *res, struct tt_hits *hits)
+{
+	return run_once(x, &x->t, res, hits);
+}
+
 int64_t cell_warmup(int64_t iterations)
 {
 	int64_t w = iterations / 10;

@@ -46,6 +46,8 @@ void cell_teardown(struct cell_ctx *x);
 int cell_calibrate(struct cell_ctx *x, bool traced);
 /* Rep @i: both runs in the plan's order, added to the cell; 0, or -1 (cell failed). */
 int cell_rep(struct cell_ctx *x, int i);
+/* One traced run outside the reps (progstats.c); 0, or -1 with the cell failed. */
+int cell_run_traced(struct cell_ctx *x, struct load_result *res, struct tt_hits *hits);
 /* Warm-up iterations for a run of @iterations. */
 int64_t cell_warmup(int64_t iterations);
 

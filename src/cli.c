@@ -24,6 +24,14 @@ static int add_tracer(struct run_args *a, const char *name, char *err, size_t er
 	return 0;
 }
 
+static bool has_tracer(const struct run_args *a, const char *name)
+{
+	for (int i = 0; i < a->ntracers; i++)
+		if (!strcmp(a->tracers[i], name))
+			return true;
+	return false;
+}
+
 /* Every tracer name there is: families, with each variant spelt out. */
 static int for_each_name(int (*fn)(const char *name, void *arg), void *arg)
 {
@@ -197,6 +205,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "no-store", no_argument, NULL, 'O' },
 		{ "csv", required_argument, NULL, 'V' },
 		{ "markdown", required_argument, NULL, 'k' },
+		{ "explain", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -275,6 +284,16 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		case 'O': a->no_store = true; break;
 		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;
 		case 'k': if (!*optarg) FAIL("empty --markdown path"); a->markdown_path = optarg; break;
+		case 'X': {
+			const char *variant;
+			const struct tracer_ops *ops = tracer_ops_find(optarg, &variant, err, errlen);
+
+			if (!ops)
+				return -1;
+			snprintf(a->explain, sizeof(a->explain), variant ? "%s/%s" : "%s", ops->name,
+				 variant);
+			break;
+		}
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -298,6 +317,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		if (cli_add_tracers(a, "all", err, errlen))
 			return -1;
 	}
+	if (a->explain[0] && !has_tracer(a, a->explain))
+		FAIL("--explain '%s' is not a tracer of the run (add it to -t)", a->explain);
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct run_args {
 	bool no_store;                 /* --no-store: record nothing */
 	const char *csv_path;          /* --csv FILE */
 	const char *markdown_path;     /* --markdown FILE */
+	char explain[64];              /* --explain: a tracer of the run, full name; "" */
 };
 
 /* --precision without --max-time: the run may take this long. */

@@ -75,6 +75,8 @@ static const char usage_run[] =
 	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
 	"      --no-wait           another measurement holds the machine's lock: exit 2\n"
 	"                          at once (default: wait for it, saying for whom)\n"
+	"      --explain TRACER    after the table, what one event goes through with\n"
+	"                          TRACER (one of -t), a figure beside each step\n"
 	"  -q, --quiet             no progress lines (and no table with --json -)\n";
 
 static const char usage_list[] =
@@ -125,6 +127,8 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 
 	if (table)
 		output_table(r, table, want_colour(a->colour, fileno(table)));
+	if (table && a->explain[0])
+		output_explain(r, a->explain, table);
 	if (a->json_path && output_json_file(r, a->json_path))
 		*ret = EXIT_FAILED;
 	if (a->csv_path && output_file(a->csv_path, NULL, r, output_csv))

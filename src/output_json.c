@@ -151,6 +151,26 @@ static void cell_stats(json_t *o, const struct cell *c)
 	json_object_set_new(o, "cpu_mhz", ok ? pair(c->mhz_min, c->mhz_max) : json_null());
 }
 
+/* BPF cells: the program's own time (BPF stats, after the reps); null for the others. */
+static json_t *prog_json(const struct cell *c)
+{
+	const struct prog_time *p = &c->prog;
+	bool m = p->measured;
+
+	if (!p->bpf || c->status != CELL_OK)
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "ns_per_run", m ? num(p->ns_per_run) : json_null(),
+			 "ns_per_run_range", m ? pair(p->range[0], p->range[1]) : json_null(),
+			 "runs", m ? json_integer(p->runs) : json_null(),
+			 "run_cnt", m ? json_integer(p->run_cnt) : json_null(),
+			 "run_time_ns", m ? num(p->run_ns) : json_null(),
+			 "hits", m ? count_or_null(p->hits) : json_null(),
+			 "events", m ? json_integer(p->events) : json_null(),
+			 "dispatch_ns_per_event", m ? num(p->dispatch_ns) : json_null(),
+			 "reason", str_or_null(p->reason));
+}
+
 static json_t *cell_json(const struct cell *c)
 {
 	json_t *runs = json_array();
@@ -171,6 +191,7 @@ static json_t *cell_json(const struct cell *c)
 	if (!o || !runs)
 		die("out of memory");
 	cell_stats(o, c);
+	json_object_set_new(o, "program", prog_json(c));
 	json_object_set_new(o, "disturbed", json_boolean(c->disturbed));
 	json_object_set_new(o, "disturbed_by", str_or_null(c->disturbed_by));
 	json_object_set_new(o, "tracer_note", str_or_null(c->tracer_note));
@@ -211,6 +232,11 @@ static json_t *results_json(const struct results *r)
 	for (int i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json(&r->cells[i]));
 	json_object_set_new(doc, "noise_floors", floors_json(r));
+	json_object_set_new(doc, "bpf_stats_cost", !r->stats_cost.measured ? json_null() :
+		json_pack("{s:s, s:s, s:i, s:i, s:o, s:o}", "tracer", r->stats_cost.tracer,
+			  "workload", r->stats_cost.workload, "threads", r->stats_cost.threads,
+			  "pairs", r->stats_cost.pairs, "ns_per_event", num(r->stats_cost.mean),
+			  "ci95", pair(r->stats_cost.ci95[0], r->stats_cost.ci95[1])));
 	json_object_set_new(doc, "cells", cells);
 	return doc;
 }

@@ -16,11 +16,11 @@
 #define FIELD 96
 
 enum col { COL_TRACER, COL_WORKLOAD, COL_THREADS, COL_BASE, COL_TRACED, COL_OVERHEAD,
-	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, NCOLS };
+	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, COL_PROG, NCOLS };
 
 static const char *const col_head[NCOLS] = {
 	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
-	"slowdown", "hits/events", "lost", "tracer cpu",
+	"slowdown", "hits/events", "lost", "tracer cpu", "prog ns",
 };
 /* text columns align left, numbers right */
 static const bool col_left[NCOLS] = { true, true };
@@ -88,12 +88,25 @@ static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
 		format_ns(f[COL_READER], FIELD, c->consumer_ns_per_event);
 	else
 		snprintf(f[COL_READER], FIELD, "-");
+	/* the BPF program's own time per run, from a pass with BPF stats on */
+	if (c->prog.measured)
+		format_ns(f[COL_PROG], FIELD, c->prog.ns_per_run);
+	else
+		snprintf(f[COL_PROG], FIELD, "-");
 }
 
 static bool any_reader(const struct results *r)
 {
 	for (int i = 0; i < r->ncells; i++)
 		if (r->cells[i].status == CELL_OK && r->cells[i].consumer_ns_per_event > 0)
+			return true;
+	return false;
+}
+
+static bool any_prog(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && r->cells[i].prog.bpf)
 			return true;
 	return false;
 }
@@ -120,6 +133,7 @@ static void plan_layout(const struct results *r, struct layout *l)
 	l->show[COL_WORKLOAD] = varies(r, true);
 	l->show[COL_THREADS] = varies(r, false);
 	l->show[COL_READER] = any_reader(r);
+	l->show[COL_PROG] = any_prog(r);
 	for (int i = 0; i < r->ncells; i++) {
 		if (r->cells[i].status != CELL_OK)
 			continue;
@@ -206,6 +220,16 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 	if (e->other_tracers[0] && strcmp(e->other_tracers, "none"))
 		fprintf(out, "%salready tracing: %s%s\n", st->yellow, e->other_tracers, st->reset);
 	print_floors(out, r, st);
+	if (r->stats_cost.measured) {
+		const struct stats_cost *k = &r->stats_cost;
+		char m[24], lo[24], hi[24];
+
+		format_ns(m, sizeof(m), k->mean);
+		format_ns(lo, sizeof(lo), k->ci95[0]);
+		format_ns(hi, sizeof(hi), k->ci95[1]);
+		fprintf(out, "bpf stats: +%s ns/event [%s, %s] while on (%s, %d pairs); in no figure "
+			"below\n", m, lo, hi, k->tracer, k->pairs);
+	}
 	fputc('\n', out);
 }
 
@@ -269,16 +293,17 @@ static void print_unmeasured(FILE *out, const struct results *r, const struct la
 	}
 }
 
-static void print_footer(FILE *out, const struct style *st, bool reader)
+static void print_footer(FILE *out, const struct style *st, bool reader, bool prog)
 {
 	fprintf(out, "%s"
 		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
 		"per event, mean [95%% CI, Student's t over paired reps]; slowdown: traced / base;\n"
 		"noise floor: the largest overhead the A/A cell (none) allows; hits/events: events the\n"
 		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
-		"dropped or overwritten%s%s\n",
+		"dropped or overwritten%s%s%s\n",
 		st->dim, reader ? "; tracer cpu: CPU ns per event of our reader,\n"
-		"supervisor or ptrace helper" : "", st->reset);
+		"supervisor or ptrace helper" : "", prog ? "; prog ns: the BPF program's own time per\n"
+		"run (kernel BPF stats, median of 3 traced runs after the reps)" : "", st->reset);
 }
 
 void output_table(const struct results *r, FILE *out, bool colour)
@@ -313,6 +338,6 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	}
 	if (measured) {
 		fputc('\n', out);
-		print_footer(out, st, l.show[COL_READER]);
+		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG]);
 	}
 }

@@ -11,6 +11,7 @@
 #include "cpus.h"
 #include "load/workloads.h"
 #include "plan.h"
+#include "progstats.h"
 #include "stats.h"
 #include "tracer.h"
 
@@ -187,9 +188,20 @@ bool plan_traced_first(const struct plan_cell *c, int rep)
 static double estimate_s(const struct plan *p, const struct run_args *a)
 {
 	double per_run = (a->iterations ? 0 : a->run_ms / 1e3) + EST_RUN_OVERHEAD_S;
-	double cal = a->iterations ? 0 : 2 * EST_CALIBRATE_S;
+	double cal = a->iterations ? 0 : 2 * EST_CALIBRATE_S, extra = 0;
+	const char *variant;
+	char err[160];
 
-	return p->n * (cal + 2.0 * a->reps * per_run);
+	/* BPF cells: progstats.c's runs with BPF stats on, and once its pairs on and off */
+	for (int i = 0; i < p->n; i++) {
+		const struct tracer_ops *ops = tracer_ops_find(p->cells[i].tracer, &variant, err,
+							       sizeof(err));
+
+		if (ops && ops->prog_stats)
+			extra += (PROGSTATS_PASS_RUNS + (extra ? 0 : 2 * progstats_cost_pairs(a->reps))) *
+				 per_run;
+	}
+	return p->n * (cal + 2.0 * a->reps * per_run) + extra;
 }
 
 void plan_print(const struct plan *p, const struct run_args *a, FILE *f)

@@ -221,6 +221,8 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	c->outliers = (int)stats_mad_outliers(over, n, flags);
 	for (size_t i = 0; i < n; i++)
 		c->reps[i].outlier = flags[i];
+	/* derived: what the program's own time leaves of the cost per event */
+	c->prog.dispatch_ns = c->prog.measured ? c->overhead.mean - c->prog.ns_per_run : NAN;
 	write_note(c);
 	free(flags);
 	free(over);

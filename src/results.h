@@ -43,6 +43,32 @@ struct rep {
 	                             runs; NaN: the kernel does not say */
 };
 
+/*
+ * A BPF cell's program self-time, from traced runs after its reps with BPF
+ * stats on (progstats.c): the kernel's run_time_ns / run_cnt.
+ */
+struct prog_time {
+	bool bpf;                 /* the tracer runs a BPF program: a pass was due */
+	bool measured;
+	char reason[200];         /* why not measured: the kernel's refusal; "" */
+	int runs;                 /* traced runs in the pass */
+	int64_t run_cnt;          /* the program's runs during them */
+	double run_ns;            /* their run_time_ns */
+	double ns_per_run;        /* median over the pass's runs of run_ns / run_cnt */
+	double range[2];          /* its min and max */
+	int64_t hits, events;     /* of the pass's runs: run_cnt is checked against hits */
+	double dispatch_ns;       /* overhead mean - ns_per_run (derived); NaN: unknown */
+};
+
+/* What BPF stats cost an event: one cell's traced runs with them on and off, once a run. */
+struct stats_cost {
+	bool measured;
+	char tracer[64], workload[32];
+	int threads;
+	int pairs;
+	double mean, ci95[2];     /* ns per event, on - off, paired */
+};
+
 struct cell {
 	/* what */
 	char workload[32];
@@ -87,6 +113,7 @@ struct cell {
 	double steal_pct;         /* steal time, % of the reps' wall time; NaN: unknown */
 	double mhz_min, mhz_max;  /* over every rep; NaN: unknown */
 	bool below_floor;         /* |overhead| under the run's noise floor */
+	struct prog_time prog;    /* BPF cells: the program's share */
 	char note[512];           /* noise warning, hits mismatch... */
 };
 
@@ -138,6 +165,7 @@ struct results {
 	int ncells;
 	struct noise_floor *floors;   /* one per (workload, threads) with an A/A cell */
 	int nfloors;
+	struct stats_cost stats_cost; /* the first BPF cell's, measured once */
 	double elapsed_s;
 };
 
@@ -162,5 +190,7 @@ int output_json_file(const struct results *r, const char *path);  /* atomic: tmp
 /* Whether @path ("-": stdout) can be written, before the run; -1 and @err if not. */
 int output_json_check(const char *path, char *err, size_t len);
 char *output_json_string(const struct results *r);              /* malloc'd */
+/* --explain: the path of an event through @tracer's cells, with a figure per step. */
+void output_explain(const struct results *r, const char *tracer, FILE *f);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cell.h"
+#include "progstats.h"
 #include "runner.h"
 #include "signals.h"
 #include "util.h"
@@ -144,14 +145,16 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 }
 
 static void cell_run(struct cell *c, const struct plan_cell *pc, const struct run_args *a,
-		     const char *load_path, uint64_t deadline)
+		     const char *load_path, uint64_t deadline, struct stats_cost *cost)
 {
 	struct cell_ctx x = { .c = c, .pc = pc, .a = a, .deadline = deadline };
 
 	cell_init(c, pc, a);
 	watch_begin(&x);
 	if (!cell_prepare(&x, load_path) && !cell_setup(&x)) {
-		run_reps(&x);
+		/* after the reps, apart from them: BPF stats must not touch their figures */
+		if (!run_reps(&x))
+			progstats_pass(&x, cost);
 		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x.t.note);
 		cell_teardown(&x);
 	}
@@ -204,7 +207,7 @@ int runner_run(const struct plan *p, const struct run_args *a, const char *load_
 		uint64_t share = budget_end > now ? (budget_end - now) / (uint64_t)(p->n - i) : 0;
 
 		r->ncells = i + 1;
-		cell_run(c, &p->cells[i], a, load_path, now + share);
+		cell_run(c, &p->cells[i], a, load_path, now + share, &r->stats_cost);
 		results_finish_cell(c, c->seed);
 		failed |= c->status == CELL_FAILED;
 		disturbed |= c->disturbed;

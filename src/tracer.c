@@ -178,6 +178,24 @@ int tracer_stop(struct tracer *t, struct tt_hits *out)
 	return fault(t, "stop", t->ops->stop ? t->ops->stop(t, out) : TT_OK);
 }
 
+int tracer_prog_stats(struct tracer *t, struct tt_prog_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t->ops->prog_stats)
+		return tracer_skip(t, "tracer '%s' runs no BPF program", t->name);
+	return fault(t, "prog-stats", t->ops->prog_stats(t, out));
+}
+
+int tracer_explain(const struct tracer *t, enum tt_step s, char *buf, size_t len, const char **ref)
+{
+	if (ref)
+		*ref = NULL;
+	buf[0] = '\0';
+	if (!t->ops->explain)
+		return TT_SKIP;
+	return t->ops->explain(t, s, buf, len, ref) ? TT_SKIP : TT_OK;
+}
+
 void tracer_teardown(struct tracer *t)
 {
 	if (t->ops->teardown)

@@ -29,6 +29,19 @@ struct tt_hits {
 	double consumer_ns;  /* CPU time of a reader/supervisor we run; 0 if none */
 };
 
+/*
+ * The kernel's own count of a BPF tracer's program (bpf_prog_info), since
+ * it was loaded: run_time_ns grows only while BPF stats are on.
+ */
+struct tt_prog_stats {
+	uint64_t run_ns;     /* run_time_ns */
+	uint64_t run_cnt;
+};
+
+/* The steps of an event's path that --explain shows (tracer_ops.explain). */
+enum tt_step { TT_STEP_SYSCALL, TT_STEP_HOOK, TT_STEP_DISPATCH, TT_STEP_PROGRAM,
+	       TT_STEP_MAP, TT_STEP_READER, TT_NSTEPS };
+
 struct tracer;
 struct workload;
 
@@ -69,6 +82,20 @@ struct tracer_ops {
 	int (*stop)(struct tracer *t, struct tt_hits *out);
 	/* Always called, also after a partial setup or a failed run. */
 	void (*teardown)(struct tracer *t);
+	/*
+	 * Optional (BPF tracers), between setup() and teardown(): the cell's
+	 * program's counters. The core reads them around a traced run made
+	 * with BPF stats on, after the reps, never during them.
+	 */
+	int (*prog_stats)(struct tracer *t, struct tt_prog_stats *out);
+	/*
+	 * Optional, for --explain: what step @s of an event's path is with
+	 * this tracer, into @buf; 0, or -1 when it has no such step. *@ref
+	 * (when not NULL): the variant of the same family without this
+	 * step, whose program time tells the step's share.
+	 */
+	int (*explain)(const struct tracer *t, enum tt_step s, char *buf, size_t len,
+		       const char **ref);
 };
 
 struct tracer {
@@ -131,6 +158,9 @@ int tracer_spawned(struct tracer *t, pid_t pid);
 int tracer_start(struct tracer *t, pid_t pid);
 int tracer_stop(struct tracer *t, struct tt_hits *out);
 void tracer_teardown(struct tracer *t);
+/* The ops above for the core: TT_SKIP when the tracer has no program, or no such step. */
+int tracer_prog_stats(struct tracer *t, struct tt_prog_stats *out);
+int tracer_explain(const struct tracer *t, enum tt_step s, char *buf, size_t len, const char **ref);
 /* Whether TRACETAX_FAULT names @op of @t ("setup", "verifier"...): for tracers' own faults. */
 int tracer_fault(const struct tracer *t, const char *op);
 /* Pins the calling thread to t->tracer_cpu, when one is set (--tracer-cpu). */

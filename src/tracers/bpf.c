@@ -25,9 +25,19 @@
 enum { F_TP, F_RAWTP, F_TPBTF };
 
 /* The families (tracer_ops.data): programs tt_<stem>_<variant>, hook F_*. */
-static const struct tt_bpf_family fam_tp = { "tp", F_TP };
-static const struct tt_bpf_family fam_rawtp = { "rawtp", F_RAWTP };
-static const struct tt_bpf_family fam_tpbtf = { "tpbtf", F_TPBTF };
+#define RAW_HOOK "the raw tracepoint sys_enter fires on every syscall and hands over the " \
+		 "registers: nothing is copied"
+#define RAW_FILTER "the tgid and syscall-number filter (it runs on every syscall), then the handler"
+static const struct tt_bpf_family fam_tp = { "tp", F_TP,
+	"the tracepoint syscalls:sys_enter_<name> fires and builds its record: the syscall's "
+	"number and six arguments copied",
+	"perf's tracepoint handler runs the program through trace_call_bpf()",
+	"the tgid filter, then the handler" };
+static const struct tt_bpf_family fam_rawtp = { "rawtp", F_RAWTP, RAW_HOOK,
+	"__bpf_trace_run() calls the program directly", RAW_FILTER };
+static const struct tt_bpf_family fam_tpbtf = { "tpbtf", F_TPBTF, RAW_HOOK,
+	"__bpf_trace_run() calls the program directly, as for bpf:rawtp; its arguments are "
+	"BTF-typed", RAW_FILTER };
 
 /* The program type of each hook, for libbpf's probe. */
 static const enum bpf_prog_type prog_types[] = {

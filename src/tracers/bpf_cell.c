@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "../activity.h"
@@ -23,6 +24,53 @@
 const char *const tt_bpf_variants[] = {
 	"count", "empty", "count-shared", "hash", "ringbuf", "ringbuf-batch", NULL,
 };
+
+/*
+ * --explain: what each handler does after the filter (the "map update"),
+ * and what reads its records, by TT_BPF_ value. The map step's share is
+ * told by the program time of `empty`, which filters and does nothing else.
+ */
+static const char *const map_texts[] = {
+	"this CPU's slot of a per-CPU array += 1",
+	NULL,
+	"one global counter, atomic add: a cache line every CPU writes",
+	"the thread's entry of a hash keyed by tid += 1 (inserted the first time)",
+	"a 16-byte record reserved in the BPF ring buffer, filled, submitted: the reader is woken",
+	"a 16-byte record reserved in the BPF ring buffer, filled, submitted without a wake-up",
+};
+static const char *const reader_texts[] = {
+	NULL, NULL, NULL, NULL,
+	"a thread of ours sleeps in poll() on the ring and consumes each record it is woken for",
+	"a thread of ours consumes the ring every millisecond, never woken",
+};
+
+_Static_assert(sizeof(map_texts) / sizeof(map_texts[0]) == sizeof(tt_bpf_variants) /
+	       sizeof(tt_bpf_variants[0]) - 1, "a map text per variant");
+_Static_assert(sizeof(reader_texts) == sizeof(map_texts), "a reader text per variant");
+
+int tt_bpf_explain(const struct tracer *t, enum tt_step s, char *buf, size_t len,
+		   const char **ref)
+{
+	const struct tt_bpf_family *fam = tt_bpf_family(t);
+	const char *text = NULL;
+
+	switch (s) {
+	case TT_STEP_HOOK:     text = fam->hook_text; break;
+	case TT_STEP_DISPATCH: text = fam->dispatch_text; break;
+	case TT_STEP_PROGRAM:  text = fam->filter_text; break;
+	case TT_STEP_MAP:
+		text = map_texts[t->vidx];
+		if (ref)
+			*ref = tt_bpf_variants[TT_BPF_EMPTY];
+		break;
+	case TT_STEP_READER:   text = reader_texts[t->vidx]; break;
+	default:               break;
+	}
+	if (!text)
+		return -1;
+	snprintf(buf, len, "%s", text);
+	return 0;
+}
 
 void tt_bpf_init(struct tt_bpf *b, const struct tt_bpf_family *fam, int var)
 {
@@ -224,6 +272,25 @@ int tt_bpf_stop(struct tracer *t, struct tt_hits *out)
 	if (out->hits >= 0)
 		out->hits += out->lost;
 	return 0;
+}
+
+/* Counted by the kernel since the load; the core takes differences. */
+int tt_bpf_prog_stats(struct tracer *t, struct tt_prog_stats *out)
+{
+	struct tt_bpf *b = t->priv;
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	int fd = b && b->prog ? bpf_program__fd(b->prog) : -1;
+
+	memset(&info, 0, sizeof(info));
+	if (fd < 0)
+		return tracer_error(t, "no BPF program loaded for '%s'", t->name);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return tracer_error(t, "cannot read the counters of BPF program '%s': %s",
+				    b->prog_name, strerror(errno));
+	out->run_ns = info.run_time_ns;
+	out->run_cnt = info.run_cnt;
+	return TT_OK;
 }
 
 void tt_bpf_release(struct tt_bpf *b)

@@ -47,8 +47,13 @@ enum { KF_FENTRY, KF_KPROBE };
 static const char *const kf_variants[] = { "count", "empty", NULL };
 
 /* The families (tracer_ops.data): programs tt_<stem>_<variant>, hook KF_*. */
-static const struct tt_bpf_family fam_fentry = { "fentry", KF_FENTRY };
-static const struct tt_bpf_family fam_kprobe = { "kprobe", KF_KPROBE };
+static const struct tt_bpf_family fam_fentry = { "fentry", KF_FENTRY,
+	"the kernel function's entry calls a BPF trampoline (its ftrace call site patched)",
+	"the trampoline saves the arguments and calls the program", "the tgid filter, then the handler" };
+static const struct tt_bpf_family fam_kprobe = { "kprobe", KF_KPROBE,
+	"a kprobe on the kernel function: ftrace's entry call or a breakpoint",
+	"the kprobe handler runs the program through trace_call_bpf()",
+	"the tgid filter, then the handler" };
 
 struct kf_priv {
 	struct tt_bpf b;		/* first: bpf_cell.c's view of t->priv */

@@ -30,9 +30,18 @@
 enum { K_UPROBE, K_URETPROBE, K_USDT };
 
 /* The families (tracer_ops.data): programs tt_<stem>_<variant>, hook K_*. */
-static const struct tt_bpf_family fam_uprobe = { "uprobe", K_UPROBE };
-static const struct tt_bpf_family fam_uretprobe = { "uretprobe", K_URETPROBE };
-static const struct tt_bpf_family fam_usdt = { "usdt", K_USDT };
+#define UP_DISPATCH "the uprobe handler, which filters the pid, runs the program through " \
+		    "trace_call_bpf()"
+#define UP_FILTER "the handler (no filter of its own: the kernel did it)"
+static const struct tt_bpf_family fam_uprobe = { "uprobe", K_UPROBE,
+	"the function's first instruction is a breakpoint: a trap into the kernel, then the "
+	"instruction emulated or single-stepped", UP_DISPATCH, UP_FILTER };
+static const struct tt_bpf_family fam_uretprobe = { "uretprobe", K_URETPROBE,
+	"a breakpoint at the entry swaps the return address; the return traps again, on the "
+	"uretprobe trampoline", UP_DISPATCH, UP_FILTER };
+static const struct tt_bpf_family fam_usdt = { "usdt", K_USDT,
+	"the USDT site's nop is a breakpoint: a trap into the kernel, the nop emulated",
+	UP_DISPATCH, UP_FILTER };
 
 static void up_destroy(void *skel)
 {

@@ -39,6 +39,8 @@ extern const char *const tt_bpf_variants[];
 struct tt_bpf_family {
 	const char *stem;	/* its programs are tt_<stem>_<variant> */
 	int hook;		/* the file's own index of the hook, what its code switches on */
+	/* --explain: what the hook, the dispatch and the program's filter do */
+	const char *hook_text, *dispatch_text, *filter_text;
 };
 
 /*
@@ -103,6 +105,11 @@ void tt_bpf_release(struct tt_bpf *b);
 /* The stop and teardown of every BPF tracer. */
 int tt_bpf_stop(struct tracer *t, struct tt_hits *out);
 void tt_bpf_teardown(struct tracer *t);
+/* Their prog_stats(): run_time_ns and run_cnt of the cell's program (bpf_prog_info). */
+int tt_bpf_prog_stats(struct tracer *t, struct tt_prog_stats *out);
+/* Their explain(): the family's texts, then the handler's. */
+int tt_bpf_explain(const struct tracer *t, enum tt_step s, char *buf, size_t len,
+		   const char **ref);
 
 /*
  * The tracer_ops of a BPF tracer whose file defines <pfx>_supported,
@@ -119,6 +126,8 @@ void tt_bpf_teardown(struct tracer *t);
 	.start = pfx##_start,						\
 	.stop = tt_bpf_stop,						\
 	.teardown = tt_bpf_teardown,					\
+	.prog_stats = tt_bpf_prog_stats,				\
+	.explain = tt_bpf_explain,					\
 }
 
 /* The ringbuf variant's reader: a thread that consumes ringbuf map @map_fd. */

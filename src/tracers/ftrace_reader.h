@@ -1,11 +1,13 @@
 /*
  * Readers of a tracefs instance's ring buffer, one thread per CPU, consuming
  * per_cpu/cpuN/trace_pipe_raw the way trace-cmd record does: page by page,
- * with read(2) into our memory or with splice(2) through a pipe.
+ * with read(2) into our memory or with splice(2) through a pipe; or, since
+ * Linux 6.10, in place, with the buffer mapped into our memory.
  */
 #ifndef TRACETAX_FTRACE_READER_H
 #define TRACETAX_FTRACE_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,20 +17,34 @@ struct ftrace_readers;
 enum ftr_mode {
 	FTR_READ,    /* read(2) each page, count its records (libtraceevent kbuffer) */
 	FTR_SPLICE,  /* splice(2) each page into a pipe, then into /dev/null */
+	FTR_MMAP,    /* map the buffer, take sub-buffers with the reader ioctl, parse in place */
 };
 
 struct ftr_totals {
-	int64_t events;   /* records parsed from the pages read (FTR_READ only; else -1) */
+	int64_t events;   /* records parsed (FTR_READ, FTR_MMAP; else -1) */
 	int64_t pages;    /* pages read or spliced */
 	int64_t bytes;    /* bytes read or spliced */
 	uint64_t cpu_ns;  /* CPU time of all reader threads, drain included */
+	/*
+	 * FTR_MMAP: the meta pages' counters after the drain, summed over CPUs
+	 * (else -1): every record written, those overwritten, those read.
+	 */
+	int64_t meta_entries, meta_overrun, meta_read;
 };
 
 /*
- * Open every CPU's trace_pipe_raw of @inst and start its reader thread.
- * NULL with a message in @err on failure (nothing left running).
+ * Whether the kernel lets us map a per-CPU buffer of @inst (Linux 6.10+):
+ * 0, or -1 and the kernel's refusal in @reason.
  */
-struct ftrace_readers *ftr_start(struct tracefs_instance *inst, enum ftr_mode mode,
+int ftr_mmap_probe(struct tracefs_instance *inst, char *reason, size_t len);
+
+/*
+ * Open every CPU's trace_pipe_raw of @inst and start its reader thread.
+ * NULL with a message in @err on failure (nothing left running). @stall
+ * (a test switch): the readers consume nothing until ftr_finish()'s drain,
+ * so that a small buffer loses events whatever the machine.
+ */
+struct ftrace_readers *ftr_start(struct tracefs_instance *inst, enum ftr_mode mode, bool stall,
 				 char *err, size_t len);
 
 /*

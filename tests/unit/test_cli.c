@@ -154,6 +154,27 @@ static void test_precision(void **state)
 	expect_error("invalid --max-time '0'", "--max-time", "0");
 }
 
+static void test_explain(void **state)
+{
+	struct run_args a;
+	char err[256];
+
+	(void)state;
+	/* a family names its default variant, as with -t */
+	assert_int_equal(parse(&a, err, "-t", "bpf:tp/count,none", "--explain", "bpf:tp", NULL), 0);
+	assert_string_equal(a.explain, "bpf:tp/count");
+	cli_release(&a);
+	/* the default plan has every tracer */
+	assert_int_equal(parse(&a, err, "--explain", "ftrace:raw/mmap", NULL), 0);
+	assert_string_equal(a.explain, "ftrace:raw/mmap");
+	cli_release(&a);
+	assert_int_equal(parse(&a, err, "-t", "bpf:tp/count", "--explain", "bpf:tp/hash", NULL), -1);
+	assert_string_equal(err, "--explain 'bpf:tp/hash' is not a tracer of the run (add it to -t)");
+	cli_release(&a);
+	expect_error("unknown tracer 'nope'", "--explain", "nope");
+	expect_error("needs a value", "--explain", NULL);
+}
+
 static void test_help(void **state)
 {
 	struct run_args a;
@@ -173,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_precision),
+		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_help),
 	};
 
