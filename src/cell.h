@@ -46,6 +46,8 @@ void cell_teardown(struct cell_ctx *x);
 int cell_calibrate(struct cell_ctx *x, bool traced);
 /* Rep @i: both runs in the plan's order, added to the cell; 0, or -1 (cell failed). */
 int cell_rep(struct cell_ctx *x, int i);
+/* --latency pair @i: both runs with every call timed, into c->lat; 0, or -1 (cell failed). */
+int cell_latency(struct cell_ctx *x, int i);
 /* Warm-up iterations for a run of @iterations. */
 int64_t cell_warmup(int64_t iterations);
 

@@ -193,6 +193,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "max-time", required_argument, NULL, 'M' },
 		{ "wait", no_argument, NULL, 'W' },
 		{ "no-wait", no_argument, NULL, 'N' },
+		{ "latency", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -267,6 +268,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			break;
 		case 'W': a->no_wait = false; break;
 		case 'N': a->no_wait = true; break;
+		case 'L': a->latency = true; break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:

@@ -10,6 +10,7 @@
 #include <tracefs.h>
 
 #include "cli.h"
+#include "clocks.h"
 #include "lock.h"
 #include "output_list.h"
 #include "plan.h"
@@ -27,6 +28,7 @@ static const char usage_main[] =
 	"  run        measure what each tracer adds per event (default plan: every\n"
 	"             available tracer on the getpid workload, 1 thread)\n"
 	"  list       every tracer and workload: available, or skipped and why\n"
+	"  clocks     every clock: cost per read, resolution, vDSO, monotonic\n"
 	"  cleanup    remove tracing state left by a tracetax that was killed\n"
 	"\n"
 	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
@@ -59,9 +61,19 @@ static const char usage_run[] =
 	"      --dry-run           print the plan (cells, rep orders, an estimate of\n"
 	"                          the time) and touch nothing\n"
 	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
+	"      --latency           also time every call: percentiles and log2 histograms\n"
+	"                          per cell, from runs of their own after the reps\n"
 	"      --no-wait           another measurement holds the machine's lock: exit 2\n"
 	"                          at once (default: wait for it, saying for whom)\n"
 	"  -q, --quiet             no progress lines (and no table with --json -)\n";
+
+static const char usage_clocks[] =
+	"usage: tracetax clocks [--json] [--reads N]\n"
+	"\n"
+	"Reads every clock N times (default 1000000): the cost of a read (mean, and\n"
+	"p99 of reads timed one by one), the resolution (clock_getres, and the\n"
+	"smallest step seen), whether the vDSO serves it, whether it went back;\n"
+	"then the clocksource and the TSC's rate and flags.\n";
 
 static const char usage_list[] =
 	"usage: tracetax list [--json]\n"
@@ -169,6 +181,7 @@ static int cmd_run(int argc, char **argv)
 	if (removed)
 		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
 	environment_collect(&r.env);
+	clocks_for_run(&r.timing);
 	ret = runner_run(&p, &a, find_load(), &r, a.quiet ? NULL : stderr);
 	if (ret >= 128)
 		error("interrupted by signal %d: tracing torn down, no results written", ret - 128);
@@ -205,6 +218,43 @@ static int cmd_list(int argc, char **argv)
 	/* probing loads and attaches programs: not in the middle of a measurement */
 	take_lock(false);
 	return output_list(stdout, json, find_load()) ? 1 : 0;
+}
+
+static int cmd_clocks(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "reads", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct clocks_report r;
+	int64_t reads = 1000000;
+	int c, json = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'n' && !parse_i64(optarg, 1000, 1000000000, &reads))
+			continue;
+		else if (c == 'n')
+			die_usage("invalid --reads '%s' (1000 to 1000000000)", optarg);
+		else if (c == 'h') {
+			fputs(usage_clocks, stdout);
+			return 0;
+		} else
+			die_usage("unknown option '%s' (see 'tracetax clocks --help')", argv[optind - 1]);
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s' (see 'tracetax clocks --help')", argv[optind]);
+	/* a run measuring meanwhile would slow our reads, and we its loops */
+	take_lock(false);
+	clocks_measure(&r, reads);
+	if (json)
+		return output_clocks_json(&r, stdout) ? 1 : 0;
+	output_clocks_table(&r, stdout);
+	return 0;
 }
 
 static int cmd_cleanup(int argc, char **argv)
@@ -252,5 +302,7 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "cleanup"))
 		return cmd_cleanup(argc - 1, argv + 1);
+	if (!strcmp(cmd, "clocks"))
+		return cmd_clocks(argc - 1, argv + 1);
 	die_usage("'%s' is not a tracetax command (see 'tracetax --help')", cmd);
 }
