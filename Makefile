@@ -123,7 +123,10 @@ $(B)/src/load/%.o: src/load/%.c
 $(B)/bpf/%.tmp.o: bpf/%.bpf.c bpf/*.h
 	@mkdir -p $(@D)
 	$(call msg,BPF,$<)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+
+# pair's lock of its own needs compare-and-swap: BPF ISA v3 (kernel 5.12)
+$(B)/bpf/pair.tmp.o: BPF_CPU := -mcpu=v3
 
 $(BPF_SKELS:.skel.h=.bpf.o): $(B)/bpf/%.bpf.o: $(B)/bpf/%.tmp.o
 	$(Q)$(BPFTOOL) gen object $@ $<

@@ -112,6 +112,20 @@ double hist_variance(const struct hist *h)
 	return v > 0 ? v : 0;	/* rounding can take a constant's below 0 */
 }
 
+double hist_sumsq_of_buckets(const struct hist *h)
+{
+	double s = 0;
+
+	for (unsigned i = hist_next(h, 0); i < HIST_BUCKETS; i = hist_next(h, i + 1)) {
+		double lo = (double)hist_bucket_lo(i);
+		double hi = i == HIST_BUCKETS - 1 ? (double)h->max + 1 : (double)hist_bucket_hi(i);
+		double mid = (lo + hi - 1) / 2;
+
+		s += (double)h->b[i] * mid * mid;
+	}
+	return s;
+}
+
 uint64_t hist_log2_lo(unsigned k)
 {
 	return k == 0 ? 0 : 1ull << (k - 1);

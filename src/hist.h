@@ -75,6 +75,9 @@ double hist_quantile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
 double hist_variance(const struct hist *h);    /* n - 1; NaN below two values */
 
+/* Σ count × middle², for a histogram whose values themselves were not kept. */
+double hist_sumsq_of_buckets(const struct hist *h);
+
 /* The next non-empty bucket at or after @i; HIST_BUCKETS when none. */
 unsigned hist_next(const struct hist *h, unsigned i);
 

@@ -13,6 +13,7 @@
 #include "clocks.h"
 #include "lock.h"
 #include "output_list.h"
+#include "pair.h"
 #include "plan.h"
 #include "results.h"
 #include "runner.h"
@@ -29,6 +30,8 @@ static const char usage_main[] =
 	"             available tracer on the getpid workload, 1 thread)\n"
 	"  list       every tracer and workload: available, or skipped and why\n"
 	"  clocks     every clock: cost per read, resolution, vDSO, monotonic\n"
+	"  pair       the delay between two BPF probes that fire back to back, per\n"
+	"             place the start is stored and per thread count\n"
 	"  cleanup    remove tracing state left by a tracetax that was killed\n"
 	"\n"
 	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
@@ -74,6 +77,27 @@ static const char usage_clocks[] =
 	"p99 of reads timed one by one), the resolution (clock_getres, and the\n"
 	"smallest step seen), whether the vDSO serves it, whether it went back;\n"
 	"then the clocksource and the TSC's rate and flags.\n";
+
+static const char usage_pair[] =
+	"usage: tracetax pair [options]\n"
+	"\n"
+	"Two BPF probes on the workload's syscall path: the first stores a\n"
+	"timestamp, the second takes the difference. What separates them is the\n"
+	"probes and the storage of the start, nothing else.\n"
+	"\n"
+	"  -w, --workload W        a syscall workload; default getpid\n"
+	"      --pair KIND         enter: raw_syscalls:sys_enter -> syscalls:sys_enter_<sc>\n"
+	"                          (one dispatch: the 'should be zero' case, default);\n"
+	"                          syscall: sys_enter_<sc> -> sys_exit_<sc>; func: a\n"
+	"                          kernel function and the one it calls (getpid)\n"
+	"  -s, --storage LIST      where the start is kept: global, percpu, hash (by\n"
+	"                          thread), lock (a map entry under bpf_spin_lock), all;\n"
+	"                          default all\n"
+	"  -T, --threads LIST      thread counts; default 1\n"
+	"      --clock CLOCK       ktime (bpf_ktime_get_ns, default), boot, coarse\n"
+	"  -n, --iterations N      ops per thread; default 200000\n"
+	"      --json FILE         write the document ('-': stdout, no table)\n"
+	"  -q, --quiet             no progress lines\n";
 
 static const char usage_list[] =
 	"usage: tracetax list [--json]\n"
@@ -257,6 +281,42 @@ static int cmd_clocks(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_pair(int argc, char **argv)
+{
+	struct pair_results *r = malloc(sizeof(*r));
+	struct pair_args a;
+	char err[256];
+	int ret;
+
+	if (!r)
+		die("out of memory");
+	if (pair_parse(argc, argv, &a, err, sizeof(err)))
+		die_usage_hint(err, "tracetax pair --help");
+	if (a.help) {
+		fputs(usage_pair, stdout);
+		free(r);
+		return 0;
+	}
+	if (a.json_path && output_json_check(a.json_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (signals_init())
+		die("cannot set up signal handling");
+	take_lock(false);
+	ret = pair_run(&a, find_load(), r);
+	if (ret >= 128) {
+		error("interrupted by signal %d: probes detached, no results written", ret - 128);
+	} else {
+		if (!a.json_path || strcmp(a.json_path, "-"))
+			output_pair_table(r, stdout);
+		if (a.json_path && output_pair_json(r, a.json_path))
+			ret = 1;
+	}
+	pair_release(r);
+	free(r);
+	signals_reraise();
+	return ret;
+}
+
 static int cmd_cleanup(int argc, char **argv)
 {
 	int removed = 0;
@@ -304,5 +364,7 @@ int main(int argc, char **argv)
 		return cmd_cleanup(argc - 1, argv + 1);
 	if (!strcmp(cmd, "clocks"))
 		return cmd_clocks(argc - 1, argv + 1);
+	if (!strcmp(cmd, "pair"))
+		return cmd_pair(argc - 1, argv + 1);
 	die_usage("'%s' is not a tracetax command (see 'tracetax --help')", cmd);
 }

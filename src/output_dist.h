@@ -26,5 +26,7 @@ void output_json_cell_dist(json_t *o, const struct cell *c);
 void output_json_rep_dist(json_t *o, const struct rep *r, int threads);
 json_t *output_json_threads(const struct thread_fig *t, int n);
 json_t *output_json_timing(const struct timing *t);
+/* A distribution: its figures and its non-empty buckets as [lo, hi, count]. */
+json_t *output_json_dist(const struct hist *h);
 
 #endif

@@ -39,7 +39,7 @@ void output_json_rep_dist(json_t *o, const struct rep *r, int threads)
 }
 
 /* A distribution: the figures, and every non-empty bucket as [lo, hi, count]. */
-static json_t *dist_json(const struct hist *h)
+json_t *output_json_dist(const struct hist *h)
 {
 	json_t *b = json_array();
 	json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
@@ -74,8 +74,8 @@ static json_t *latency_json(const struct cell_latency *l)
 		"hits", l->hits < 0 ? json_null() : json_integer(l->hits),
 		"timer_ns", num(l->timer_ns), "timing_cost_ns", num(l->timing_cost_ns));
 	json_object_set_new(o, "ns_per_op", sides(l->base_ns_per_op, l->traced_ns_per_op));
-	json_object_set_new(o, "baseline", dist_json(l->base));
-	json_object_set_new(o, "traced", dist_json(l->traced));
+	json_object_set_new(o, "baseline", output_json_dist(l->base));
+	json_object_set_new(o, "traced", output_json_dist(l->traced));
 	return o;
 }
 

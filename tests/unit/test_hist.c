@@ -242,6 +242,24 @@ static void test_log2(void **state)
 	free(h);
 }
 
+/* pair's variance: squares from the bucket middles, exact below 64 ns */
+static void test_sumsq_of_buckets(void **state)
+{
+	struct hist *h = hist_new();
+	struct tt_rng r;
+
+	(void)state;
+	for (uint64_t v = 1; v <= 10; v++)
+		hist_add(h, v);
+	assert_true(hist_sumsq_of_buckets(h) == 385);
+	hist_init(h);
+	rng_seed(&r, 11);
+	for (int i = 0; i < 10000; i++)
+		hist_add(h, 100 + rng_below(&r, 100000));
+	assert_true(fabs(hist_sumsq_of_buckets(h) / h->sumsq - 1) < 0.02);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_sparse_roundtrip),
 		cmocka_unit_test(test_log2),
+		cmocka_unit_test(test_sumsq_of_buckets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
