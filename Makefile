@@ -85,8 +85,10 @@ $(B)/tracetax: $(OBJS)
 
 # The workload process links nothing it does not need: its hot loops must
 # not drag a library's start-up or atexit work into what is measured.
-# cpus.c places the workload's threads as the core expects them: one source.
-LOAD_MAIN_OBJS := $(filter-out $(B)/src/load/target.o,$(LOAD_OBJS)) $(B)/src/load/cpus.o
+# cpus.c places the workload's threads as the core expects them, and
+# --latency records into hist.c's buckets: one source each.
+LOAD_MAIN_OBJS := $(filter-out $(B)/src/load/target.o,$(LOAD_OBJS)) $(B)/src/load/cpus.o \
+	$(B)/src/load/hist.o
 $(B)/tracetax-load: $(LOAD_MAIN_OBJS) $(B)/libtracetax-target.so
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $(LOAD_MAIN_OBJS) -L$(B) -ltracetax-target -Wl,-rpath,'$$ORIGIN' -lpthread
@@ -118,7 +120,7 @@ $(B)/%.o: %.c | $(BPF_SKELS) $(B)/version.h
 
 # The load generator is built without sanitizers so that SAN=1 does not
 # change what is timed.
-$(B)/src/load/cpus.o: src/cpus.c
+$(B)/src/load/cpus.o $(B)/src/load/hist.o: $(B)/src/load/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -c -o $@ $<
@@ -132,7 +134,10 @@ $(B)/src/load/%.o: src/load/%.c
 $(B)/bpf/%.tmp.o: bpf/%.bpf.c bpf/*.h
 	@mkdir -p $(@D)
 	$(call msg,BPF,$<)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+
+# pair's lock of its own needs compare-and-swap: BPF ISA v3 (kernel 5.12)
+$(B)/bpf/pair.tmp.o: BPF_CPU := -mcpu=v3
 
 $(BPF_SKELS:.skel.h=.bpf.o): $(B)/bpf/%.bpf.o: $(B)/bpf/%.tmp.o
 	$(Q)$(BPFTOOL) gen object $@ $<
@@ -196,4 +201,4 @@ asan:
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(OBJS:.o=.d) $(LOAD_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(LOAD_MAIN_OBJS:.o=.d)

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "cell.h"
+#include "hist.h"
 #include "signals.h"
 #include "util.h"
 
@@ -70,6 +71,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 	pid_t tracer_pid;
 	char why[256] = "";
 
+	memset(res, 0, sizeof(*res));	/* released by the caller, whatever happens */
 	memset(hits, 0, sizeof(*hits));
 	hits->hits = -1;
 	hits->stops = -1;
@@ -182,9 +184,12 @@ int cell_calibrate(struct cell_ctx *x, bool traced)
 		double ns, grow;
 
 		s->spec.iterations = n;
-		if (run_once(x, traced ? &x->t : NULL, &res, &hits))
+		if (run_once(x, traced ? &x->t : NULL, &res, &hits)) {
+			load_result_release(&res);
 			break;
+		}
 		ns = res.max_thread_ns;
+		load_result_release(&res);
 		if (ns >= CALIBRATE_MIN_NS || n >= 1000000000) {
 			double per_op = ns / (double)n;
 			int64_t want = (int64_t)((double)x->a->run_ms * 1e6 / per_op);
@@ -228,29 +233,69 @@ static void note_mhz(struct rep *r, double mhz)
 		r->mhz_max = mhz;
 }
 
+/* Both runs of a pair in the given order, @mid (may be NULL) read between them. */
+static int run_pair(struct cell_ctx *x, bool traced_first, struct load_result *base,
+		    struct load_result *tr, struct tt_hits *h, struct vm_sample *mid)
+{
+	struct tt_hits none;
+	int bad;
+
+	memset(base, 0, sizeof(*base));
+	memset(tr, 0, sizeof(*tr));
+	if (traced_first) {
+		bad = run_once(x, &x->t, tr, h);
+		if (mid)
+			vmstat_sample(&x->vm, mid);
+		bad = bad || run_once(x, NULL, base, &none);
+	} else {
+		bad = run_once(x, NULL, base, &none);
+		if (mid)
+			vmstat_sample(&x->vm, mid);
+		bad = bad || run_once(x, &x->t, tr, h);
+	}
+	return bad ? -1 : 0;
+}
+
+/* Each thread's figures, and what all threads did together, from a pair's runs. */
+static int rep_threads(struct cell_ctx *x, struct rep *r, const struct load_result *base,
+		       const struct load_result *tr)
+{
+	int n = x->c->threads;
+
+	if (base->nthreads != n || tr->nthreads != n)
+		return cell_fail(x->c, "workload reported %d and %d threads, not %d", base->nthreads,
+				 tr->nthreads, n);
+	r->threads = calloc((size_t)n, sizeof(*r->threads));
+	if (!r->threads)
+		return cell_fail(x->c, "out of memory");
+	for (int i = 0; i < n; i++) {
+		r->threads[i].cpu = tr->th[i].cpu;
+		r->threads[i].base_ns_per_op = base->th[i].ns_per_op;
+		r->threads[i].traced_ns_per_op = tr->th[i].ns_per_op;
+		r->threads[i].events = tr->th[i].events;
+	}
+	/* the threads start together at a barrier: the slowest one ends the work */
+	r->base_mops = base->max_thread_ns > 0 ?
+		1e3 * (double)n * (double)x->base.spec.iterations / base->max_thread_ns : NAN;
+	r->traced_mops = tr->max_thread_ns > 0 ?
+		1e3 * (double)n * (double)x->traced.spec.iterations / tr->max_thread_ns : NAN;
+	return 0;
+}
+
 /* One rep: both runs in the plan's order, with the machine read around them. */
 int cell_rep(struct cell_ctx *x, int i)
 {
 	struct load_result base, tr;
-	struct tt_hits h, none;
+	struct tt_hits h;
 	struct vm_sample v0, v1, v2;
 	struct rep r = { .steal_ms = NAN, .mhz_min = NAN, .mhz_max = NAN };
 	uint64_t t0 = now_ns();
-	int bad;
+	int ret = -1;
 
 	r.traced_first = plan_traced_first(x->pc, i);
 	vmstat_sample(&x->vm, &v0);
-	if (r.traced_first) {
-		bad = run_once(x, &x->t, &tr, &h);
-		vmstat_sample(&x->vm, &v1);
-		bad = bad || run_once(x, NULL, &base, &none);
-	} else {
-		bad = run_once(x, NULL, &base, &none);
-		vmstat_sample(&x->vm, &v1);
-		bad = bad || run_once(x, &x->t, &tr, &h);
-	}
-	if (bad)
-		return -1;
+	if (run_pair(x, r.traced_first, &base, &tr, &h, &v1) || rep_threads(x, &r, &base, &tr))
+		goto out;
 	vmstat_sample(&x->vm, &v2);
 	r.wall_ms = (double)(now_ns() - t0) / 1e6;
 	r.steal_ms = vmstat_steal_ms(&x->vm, &v0, &v2);
@@ -266,5 +311,51 @@ int cell_rep(struct cell_ctx *x, int i)
 	r.lost = h.lost;
 	r.stops = h.stops;
 	r.consumer_ns = h.consumer_ns;
-	return add_rep(x->c, &r);
+	ret = add_rep(x->c, &r);
+	if (ret)
+		free(r.threads);
+out:
+	load_result_release(&base);
+	load_result_release(&tr);
+	return ret;
+}
+
+/* A running mean over @n values, of which @v is the last. */
+static void mean_add(double *mean, double v, int n)
+{
+	*mean += (v - *mean) / n;
+}
+
+/*
+ * Latency pair @i: the same two runs with every call timed, into the
+ * cell's histograms. Runs of their own, after the reps: the timing costs
+ * the loop a few ns per call, which the overhead figures must not pay.
+ */
+int cell_latency(struct cell_ctx *x, int i)
+{
+	struct cell_latency *l = x->c->lat;
+	struct load_result base, tr;
+	struct tt_hits h;
+	int ret;
+
+	x->base.spec.latency = x->traced.spec.latency = true;
+	ret = run_pair(x, plan_traced_first(x->pc, i), &base, &tr, &h, NULL);
+	x->base.spec.latency = x->traced.spec.latency = false;
+	if (!ret && (!base.lat || !tr.lat))
+		ret = cell_fail(x->c, "workload timed no calls in a --latency run");
+	if (!ret) {
+		hist_merge(l->base, base.lat);
+		hist_merge(l->traced, tr.lat);
+		l->pairs++;
+		mean_add(&l->base_ns_per_op, base.ns_per_op, l->pairs);
+		mean_add(&l->traced_ns_per_op, tr.ns_per_op, l->pairs);
+		mean_add(&l->timer_ns, (base.timer_ns + tr.timer_ns) / 2, l->pairs);
+		l->events += tr.events;
+		l->hits = l->pairs == 1 ? h.hits : l->hits < 0 || h.hits < 0 ? -1 : l->hits + h.hits;
+		l->calls += (int64_t)x->c->threads * x->traced.spec.iterations;
+		l->base_calls += (int64_t)x->c->threads * x->base.spec.iterations;
+	}
+	load_result_release(&base);
+	load_result_release(&tr);
+	return ret;
 }

@@ -48,6 +48,8 @@ int cell_calibrate(struct cell_ctx *x, bool traced);
 int cell_rep(struct cell_ctx *x, int i);
 /* One traced run outside the reps (progstats.c); 0, or -1 with the cell failed. */
 int cell_run_traced(struct cell_ctx *x, struct load_result *res, struct tt_hits *hits);
+/* --latency pair @i: both runs with every call timed, into c->lat; 0, or -1 (cell failed). */
+int cell_latency(struct cell_ctx *x, int i);
 /* Warm-up iterations for a run of @iterations. */
 int64_t cell_warmup(int64_t iterations);
 

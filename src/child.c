@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "hist.h"
 #include "signals.h"
 #include "tracer.h"
 #include "util.h"
@@ -24,6 +25,8 @@
 /* High fds so that wrapping tools (strace -o, ...) do not step on them. */
 #define START_FD 100
 #define RESULT_FD 101
+/* A result line with every thread's histogram: 256 threads of ~2000 buckets fit. */
+#define LINE_MAX_BYTES (64u << 20)
 
 __attribute__((format(printf, 2, 3)))
 static int lp_fail(struct load_proc *lp, const char *fmt, ...)
@@ -38,9 +41,9 @@ static int lp_fail(struct load_proc *lp, const char *fmt, ...)
 
 static void child_exec(const struct load_spec *spec, struct tracer *t, int start_r, int result_w)
 {
-	char n[32], w[32], th[32], sfd[16], rfd[16];
+	char n[32], w[32], th[32], sfd[16], rfd[16], hz[32];
 	char *argv[] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
-			 "-t", th, "--start-fd", sfd, "--result-fd", rfd, NULL };
+			 "-t", th, "--start-fd", sfd, "--result-fd", rfd, NULL, NULL, NULL, NULL };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signals_unblock_in_child();
@@ -51,6 +54,12 @@ static void child_exec(const struct load_spec *spec, struct tracer *t, int start
 	snprintf(th, sizeof(th), "%d", spec->threads);
 	snprintf(sfd, sizeof(sfd), "%d", START_FD);
 	snprintf(rfd, sizeof(rfd), "%d", RESULT_FD);
+	snprintf(hz, sizeof(hz), "%llu", (unsigned long long)spec->tsc_hz);
+	if (spec->latency) {
+		argv[13] = "--latency";
+		argv[14] = spec->tsc_hz ? "--tsc-hz" : NULL;
+		argv[15] = hz;
+	}
 	if (t && t->ops->child_prep && t->ops->child_prep(t))
 		_exit(125);
 	execv(spec->load_path, argv);
@@ -87,13 +96,26 @@ int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer
 	return 0;
 }
 
+/* Room for another read; -1 past LINE_MAX_BYTES or out of memory. */
+static int grow(struct load_proc *lp)
+{
+	size_t cap = lp->cap ? 2 * lp->cap : 16384;
+	char *b;
+
+	if (cap > LINE_MAX_BYTES || !(b = realloc(lp->buf, cap)))
+		return -1;
+	lp->buf = b;
+	lp->cap = cap;
+	return 0;
+}
+
 /* Reads until a full line is in buf; the line is returned NUL-terminated. */
 static char *read_line(struct load_proc *lp, int timeout_ms, const char *what)
 {
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
 
 	for (;;) {
-		char *nl = memchr(lp->buf, '\n', lp->len);
+		char *nl = lp->len ? memchr(lp->buf, '\n', lp->len) : NULL;
 		struct pollfd p = { .fd = lp->result_r, .events = POLLIN };
 		int64_t left = (int64_t)(deadline - now_ns()) / 1000000;
 		ssize_t n;
@@ -112,7 +134,11 @@ static char *read_line(struct load_proc *lp, int timeout_ms, const char *what)
 		}
 		if (poll(&p, 1, left > 200 ? 200 : (int)left) <= 0)
 			continue;
-		n = read(lp->result_r, lp->buf + lp->len, sizeof(lp->buf) - 1 - lp->len);
+		if (lp->cap - lp->len < 4096 && grow(lp)) {
+			lp_fail(lp, "workload's %s is too long", what);
+			return NULL;
+		}
+		n = read(lp->result_r, lp->buf + lp->len, lp->cap - 1 - lp->len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -120,10 +146,6 @@ static char *read_line(struct load_proc *lp, int timeout_ms, const char *what)
 			return NULL;
 		}
 		lp->len += (size_t)n;
-		if (lp->len == sizeof(lp->buf) - 1) {
-			lp_fail(lp, "workload's %s is too long", what);
-			return NULL;
-		}
 	}
 }
 
@@ -156,41 +178,106 @@ int load_go(struct load_proc *lp)
 	return 0;
 }
 
+static int64_t int_of(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* A thread's "lat": exact figures and index, count pairs, merged into @h. */
+static int merge_lat(struct hist *h, json_t *lat)
+{
+	json_t *b = json_object_get(lat, "b");
+	struct hist one;
+	size_t n = json_array_size(b);
+
+	if (!json_is_object(lat) || !json_is_array(b) || n % 2)
+		return -1;
+	hist_init(&one);
+	for (size_t i = 0; i < n; i += 2)
+		if (hist_add_bucket(&one, (unsigned)json_integer_value(json_array_get(b, i)),
+				    (uint64_t)json_integer_value(json_array_get(b, i + 1))))
+			return -1;
+	if (one.count)
+		hist_set_exact(&one, (uint64_t)int_of(lat, "sum"),
+			       json_number_value(json_object_get(lat, "sumsq")),
+			       (uint64_t)int_of(lat, "min"), (uint64_t)int_of(lat, "max"));
+	hist_merge(h, &one);
+	return 0;
+}
+
+/* Every thread's figures; the mean over threads; the histograms merged. */
+static int read_threads(struct load_result *res, json_t *per, int64_t iters)
+{
+	size_t n = json_array_size(per);
+
+	res->th = calloc(n ? n : 1, sizeof(*res->th));
+	if (!res->th)
+		die("out of memory");
+	res->nthreads = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		json_t *th = json_array_get(per, i);
+		struct load_thread *t = &res->th[i];
+		double ns = (double)int_of(th, "ns");
+
+		t->cpu = (int)int_of(th, "cpu");
+		t->events = int_of(th, "events");
+		t->ns_per_op = ns / (double)iters;
+		t->cycles_per_op = (double)int_of(th, "cycles") / (double)iters;
+		res->ns_per_op += t->ns_per_op / (double)n;
+		res->cycles_per_op += t->cycles_per_op / (double)n;
+		if (ns > res->max_thread_ns)
+			res->max_thread_ns = ns;
+		if (res->lat) {
+			res->timer_ns += json_number_value(json_object_get(th, "timer_ns")) / (double)n;
+			if (merge_lat(res->lat, json_object_get(th, "lat")))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int load_read_result(struct load_proc *lp, int timeout_ms, struct load_result *res)
 {
 	char *line = read_line(lp, timeout_ms, "result line");
 	json_error_t jerr;
 	json_t *doc, *per;
-	size_t i, n;
 	int64_t iters;
+	int bad;
 
+	memset(res, 0, sizeof(*res));
 	if (!line)
 		return -1;
 	doc = json_loads(line, 0, &jerr);
 	if (!doc)
 		return lp_fail(lp, "cannot parse workload result: %s", jerr.text);
-	memset(res, 0, sizeof(*res));
-	res->events = json_integer_value(json_object_get(doc, "events"));
-	res->bad = json_integer_value(json_object_get(doc, "bad"));
-	res->recorded = json_integer_value(json_object_get(doc, "recorded"));
-	iters = json_integer_value(json_object_get(doc, "iterations"));
+	res->events = int_of(doc, "events");
+	res->bad = int_of(doc, "bad");
+	res->recorded = int_of(doc, "recorded");
+	iters = int_of(doc, "iterations");
 	per = json_object_get(doc, "per_thread");
-	n = json_array_size(per);
-	for (i = 0; i < n && iters > 0; i++) {
-		json_t *th = json_array_get(per, i);
-		double ns = (double)json_integer_value(json_object_get(th, "ns"));
-
-		res->ns_per_op += ns / (double)iters / (double)n;
-		res->cycles_per_op += (double)json_integer_value(json_object_get(th, "cycles")) /
-				      (double)iters / (double)n;
-		if (ns > res->max_thread_ns)
-			res->max_thread_ns = ns;
+	if (json_object_get(json_array_get(per, 0), "lat")) {
+		if (!(res->lat = malloc(sizeof(*res->lat))))
+			die("out of memory");
+		hist_init(res->lat);
 	}
+	bad = !json_array_size(per) || iters <= 0;
+	if (!bad && read_threads(res, per, iters))
+		bad = 2;
 	json_decref(doc);
 	consume_line(lp);
-	if (!n || iters <= 0)
+	if (bad == 2)
+		return lp_fail(lp, "workload result has a broken latency histogram");
+	if (bad)
 		return lp_fail(lp, "workload result has no per-thread timings");
 	return 0;
+}
+
+void load_result_release(struct load_result *res)
+{
+	free(res->th);
+	free(res->lat);
+	res->th = NULL;
+	res->lat = NULL;
 }
 
 int load_wait_exit(struct load_proc *lp, int timeout_ms)
@@ -236,5 +323,8 @@ int load_reap(struct load_proc *lp)
 		close(lp->result_r);
 	lp->pid = -1;
 	lp->pidfd = lp->start_w = lp->result_r = -1;
+	free(lp->buf);
+	lp->buf = NULL;
+	lp->len = lp->cap = 0;
 	return st;
 }

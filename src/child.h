@@ -2,9 +2,11 @@
 #ifndef TRACETAX_CHILD_H
 #define TRACETAX_CHILD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+struct hist;
 struct tracer;
 
 struct load_spec {
@@ -13,6 +15,16 @@ struct load_spec {
 	int threads;
 	int64_t iterations;
 	int64_t warmup;
+	bool latency;             /* time every op into a histogram (run --latency) */
+	uint64_t tsc_hz;          /* the TSC rate the runner calibrated; 0: unknown */
+};
+
+/* One workload thread's figures. */
+struct load_thread {
+	int cpu;                  /* the CPU it was pinned to; -1: none */
+	int64_t events;           /* target events it made, warm-up included */
+	double ns_per_op;         /* its hot loop's ns / its iterations */
+	double cycles_per_op;     /* the same in TSC cycles; 0 without a TSC */
 };
 
 struct load_result {
@@ -22,6 +34,10 @@ struct load_result {
 	double ns_per_op;         /* mean over threads of ns / iterations */
 	double cycles_per_op;     /* the same in TSC cycles, 0 without a TSC */
 	double max_thread_ns;
+	int nthreads;
+	struct load_thread *th;   /* nthreads of them */
+	struct hist *lat;         /* --latency: every thread's ns per op, merged; else NULL */
+	double timer_ns;          /* --latency: two timer reads back to back, mean over threads */
 };
 
 struct load_proc {
@@ -29,8 +45,8 @@ struct load_proc {
 	int pidfd;
 	int start_w;              /* we write the go byte here */
 	int result_r;             /* ready line, then result line */
-	char buf[8192];
-	size_t len;
+	char *buf;                /* what the load wrote and we have not consumed */
+	size_t len, cap;
 	char err[256];            /* why the last call failed */
 };
 
@@ -38,7 +54,9 @@ struct load_proc {
 int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer *t);
 int load_wait_ready(struct load_proc *lp, int timeout_ms);
 int load_go(struct load_proc *lp);
+/* Fills @res (release it with load_result_release(), also after a failure). */
 int load_read_result(struct load_proc *lp, int timeout_ms, struct load_result *res);
+void load_result_release(struct load_result *res);
 /* Waits until the process is gone without reaping it (a ptrace tracer may still look). */
 int load_wait_exit(struct load_proc *lp, int timeout_ms);
 /* Reaps it; kills it first if it is still there. Returns its wait status or -1. */

@@ -206,6 +206,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "csv", required_argument, NULL, 'V' },
 		{ "markdown", required_argument, NULL, 'k' },
 		{ "explain", required_argument, NULL, 'X' },
+		{ "latency", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -294,6 +295,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 				 variant);
 			break;
 		}
+		case 'L': a->latency = true; break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:

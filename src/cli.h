@@ -36,6 +36,7 @@ struct run_args {
 	const char *csv_path;          /* --csv FILE */
 	const char *markdown_path;     /* --markdown FILE */
 	char explain[64];              /* --explain: a tracer of the run, full name; "" */
+	bool latency;                  /* time every call, in runs after the reps */
 };
 
 /* --precision without --max-time: the run may take this long. */

@@ -11,9 +11,11 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "clocks.h"
 #include "lock.h"
 #include "output_export.h"
 #include "output_list.h"
+#include "pair.h"
 #include "plan.h"
 #include "results.h"
 #include "runner.h"
@@ -29,6 +31,9 @@ static const char usage_main[] =
 	"  run        measure what each tracer adds per event (default plan: every\n"
 	"             available tracer on the getpid workload, 1 thread)\n"
 	"  list       every tracer and workload: available, or skipped and why\n"
+	"  clocks     every clock: cost per read, resolution, vDSO, monotonic\n"
+	"  pair       the delay between two BPF probes that fire back to back, per\n"
+	"             place the start is stored and per thread count\n"
 	"  cleanup    remove tracing state left by a tracetax that was killed\n"
 	"  history    the runs in the results store (every run records there)\n"
 	"  show       a stored run's table again, or a results document's\n"
@@ -73,11 +78,42 @@ static const char usage_run[] =
 	"      --dry-run           print the plan (cells, rep orders, an estimate of\n"
 	"                          the time) and touch nothing\n"
 	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
+	"      --latency           also time every call: percentiles and log2 histograms\n"
+	"                          per cell, from runs of their own after the reps\n"
 	"      --no-wait           another measurement holds the machine's lock: exit 2\n"
 	"                          at once (default: wait for it, saying for whom)\n"
 	"      --explain TRACER    after the table, what one event goes through with\n"
 	"                          TRACER (one of -t), a figure beside each step\n"
 	"  -q, --quiet             no progress lines (and no table with --json -)\n";
+
+static const char usage_clocks[] =
+	"usage: tracetax clocks [--json] [--reads N]\n"
+	"\n"
+	"Reads every clock N times (default 1000000): the cost of a read (mean, and\n"
+	"p99 of reads timed one by one), the resolution (clock_getres, and the\n"
+	"smallest step seen), whether the vDSO serves it, whether it went back;\n"
+	"then the clocksource and the TSC's rate and flags.\n";
+
+static const char usage_pair[] =
+	"usage: tracetax pair [options]\n"
+	"\n"
+	"Two BPF probes on the workload's syscall path: the first stores a\n"
+	"timestamp, the second takes the difference. What separates them is the\n"
+	"probes and the storage of the start, nothing else.\n"
+	"\n"
+	"  -w, --workload W        a syscall workload; default getpid\n"
+	"      --pair KIND         enter: raw_syscalls:sys_enter -> syscalls:sys_enter_<sc>\n"
+	"                          (one dispatch: the 'should be zero' case, default);\n"
+	"                          syscall: sys_enter_<sc> -> sys_exit_<sc>; func: a\n"
+	"                          kernel function and the one it calls (getpid)\n"
+	"  -s, --storage LIST      where the start is kept: global, percpu, hash (by\n"
+	"                          thread), lock (a map entry under bpf_spin_lock), all;\n"
+	"                          default all\n"
+	"  -T, --threads LIST      thread counts; default 1\n"
+	"      --clock CLOCK       ktime (bpf_ktime_get_ns, default), boot, coarse\n"
+	"  -n, --iterations N      ops per thread; default 200000\n"
+	"      --json FILE         write the document ('-': stdout, no table)\n"
+	"  -q, --quiet             no progress lines\n";
 
 static const char usage_list[] =
 	"usage: tracetax list [--json]\n"
@@ -198,6 +234,7 @@ static int cmd_run(int argc, char **argv)
 	if (removed)
 		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
 	environment_collect(&r.env);
+	clocks_for_run(&r.timing);
 	ret = runner_run(&p, &a, find_load(), &r, a.quiet ? NULL : stderr);
 	if (ret >= 128)
 		error("interrupted by signal %d: tracing torn down, no results written", ret - 128);
@@ -234,6 +271,79 @@ static int cmd_list(int argc, char **argv)
 	/* probing loads and attaches programs: not in the middle of a measurement */
 	take_lock(false);
 	return output_list(stdout, json, find_load()) ? 1 : 0;
+}
+
+static int cmd_clocks(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "reads", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct clocks_report r;
+	int64_t reads = 1000000;
+	int c, json = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'n' && !parse_i64(optarg, 1000, 1000000000, &reads))
+			continue;
+		else if (c == 'n')
+			die_usage("invalid --reads '%s' (1000 to 1000000000)", optarg);
+		else if (c == 'h') {
+			fputs(usage_clocks, stdout);
+			return 0;
+		} else
+			die_usage("unknown option '%s' (see 'tracetax clocks --help')", argv[optind - 1]);
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s' (see 'tracetax clocks --help')", argv[optind]);
+	/* a run measuring meanwhile would slow our reads, and we its loops */
+	take_lock(false);
+	clocks_measure(&r, reads);
+	if (json)
+		return output_clocks_json(&r, stdout) ? 1 : 0;
+	output_clocks_table(&r, stdout);
+	return 0;
+}
+
+static int cmd_pair(int argc, char **argv)
+{
+	struct pair_results *r = malloc(sizeof(*r));
+	struct pair_args a;
+	char err[256];
+	int ret;
+
+	if (!r)
+		die("out of memory");
+	if (pair_parse(argc, argv, &a, err, sizeof(err)))
+		die_usage_hint(err, "tracetax pair --help");
+	if (a.help) {
+		fputs(usage_pair, stdout);
+		free(r);
+		return 0;
+	}
+	if (a.json_path && output_json_check(a.json_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (signals_init())
+		die("cannot set up signal handling");
+	take_lock(false);
+	ret = pair_run(&a, find_load(), r);
+	if (ret >= 128) {
+		error("interrupted by signal %d: probes detached, no results written", ret - 128);
+	} else {
+		if (!a.json_path || strcmp(a.json_path, "-"))
+			output_pair_table(r, stdout);
+		if (a.json_path && output_pair_json(r, a.json_path))
+			ret = 1;
+	}
+	pair_release(r);
+	free(r);
+	signals_reraise();
+	return ret;
 }
 
 static int cmd_cleanup(int argc, char **argv)
@@ -289,5 +399,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(results_cmds) / sizeof(results_cmds[0]); i++)
 		if (!strcmp(cmd, results_cmds[i].name))
 			return results_cmds[i].fn(argc - 1, argv + 1);
+	if (!strcmp(cmd, "clocks"))
+		return cmd_clocks(argc - 1, argv + 1);
+	if (!strcmp(cmd, "pair"))
+		return cmd_pair(argc - 1, argv + 1);
 	die_usage("'%s' is not a tracetax command (see 'tracetax --help')", cmd);
 }

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "output_dist.h"
 #include "results.h"
 #include "util.h"
 
@@ -71,13 +72,14 @@ static json_t *env_json(const struct environment *e)
 
 static json_t *options_json(const struct run_options *o)
 {
-	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:s, s:o, s:o}",
+	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:s, s:o, s:o, s:b}",
 			 "reps", o->reps, "run_ms", o->run_ms,
 			 "iterations", (json_int_t)o->iterations,
 			 "seed", seed_json(o->seed), "target", str_or_null(o->target),
 			 "tracer_cpu", o->tracer_cpu[0] ? o->tracer_cpu : "same",
 			 "precision_pct", o->precision > 0 ? json_real(o->precision) : json_null(),
-			 "max_time_s", o->max_time_s ? json_integer(o->max_time_s) : json_null());
+			 "max_time_s", o->max_time_s ? json_integer(o->max_time_s) : json_null(),
+			 "latency", o->latency);
 }
 
 static json_t *pair(double a, double b)
@@ -106,7 +108,7 @@ static const char *end_name(enum cell_end e)
 	return "stopped";
 }
 
-static json_t *run_json(const struct rep *r)
+static json_t *run_json(const struct rep *r, int threads)
 {
 	/* cycles are 0 when the TSC was not usable: null, not "free" */
 	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:o, s:o, s:b, s:b}",
@@ -124,6 +126,7 @@ static json_t *run_json(const struct rep *r)
 	json_object_set_new(o, "wall_ms", num(r->wall_ms));
 	json_object_set_new(o, "steal_ms", num(r->steal_ms));
 	json_object_set_new(o, "cpu_mhz", pair(r->mhz_min, r->mhz_max));
+	output_json_rep_dist(o, r, threads);
 	return o;
 }
 
@@ -196,8 +199,9 @@ static json_t *cell_json(const struct cell *c)
 	json_object_set_new(o, "disturbed_by", str_or_null(c->disturbed_by));
 	json_object_set_new(o, "tracer_note", str_or_null(c->tracer_note));
 	json_object_set_new(o, "note", str_or_null(c->note));
+	output_json_cell_dist(o, c);
 	for (int i = 0; i < c->nreps; i++)
-		json_array_append_new(runs, run_json(&c->reps[i]));
+		json_array_append_new(runs, run_json(&c->reps[i], c->threads));
 	json_object_set_new(o, "runs", runs);
 	return o;
 }
@@ -231,6 +235,7 @@ static json_t *results_json(const struct results *r)
 		die("out of memory");
 	for (int i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json(&r->cells[i]));
+	json_object_set_new(doc, "timing", output_json_timing(&r->timing));
 	json_object_set_new(doc, "noise_floors", floors_json(r));
 	json_object_set_new(doc, "bpf_stats_cost", !r->stats_cost.measured ? json_null() :
 		json_pack("{s:s, s:s, s:i, s:i, s:o, s:o}", "tracer", r->stats_cost.tracer,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "output_dist.h"
 #include "results.h"
 #include "util.h"
 
@@ -219,6 +220,7 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 			"in at most %d s\n", r->opts.precision, r->opts.precision, r->opts.max_time_s);
 	if (e->other_tracers[0] && strcmp(e->other_tracers, "none"))
 		fprintf(out, "%salready tracing: %s%s\n", st->yellow, e->other_tracers, st->reset);
+	output_dist_header(r, out, st->reset[0]);
 	print_floors(out, r, st);
 	if (r->stats_cost.measured) {
 		const struct stats_cost *k = &r->stats_cost;
@@ -339,5 +341,6 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	if (measured) {
 		fputc('\n', out);
 		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG]);
+		output_dist_sections(r, out, st->reset[0]);
 	}
 }

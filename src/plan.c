@@ -23,6 +23,7 @@
  */
 #define EST_RUN_OVERHEAD_S 0.010
 #define EST_CALIBRATE_S 0.150
+_Static_assert(PLAN_LATENCY_PAIRS == 2, "the plan's line says 2 pairs of --latency runs");
 
 /* The libc.so.6 this process mapped. */
 static int libc_path(char *buf, size_t len)
@@ -201,15 +202,17 @@ static double estimate_s(const struct plan *p, const struct run_args *a)
 			extra += (PROGSTATS_PASS_RUNS + (extra ? 0 : 2 * progstats_cost_pairs(a->reps))) *
 				 per_run;
 	}
-	return p->n * (cal + 2.0 * a->reps * per_run) + extra;
+	return p->n * (cal + 2.0 * (a->reps + (a->latency ? PLAN_LATENCY_PAIRS : 0)) * per_run) +
+	       extra;
 }
 
 void plan_print(const struct plan *p, const struct run_args *a, FILE *f)
 {
 	char order[64];
 
-	fprintf(f, "plan: %d cell%s, %d rep%s each, seed %llu: about %.0f s%s\n", p->n,
+	fprintf(f, "plan: %d cell%s, %d rep%s each%s, seed %llu: about %.0f s%s\n", p->n,
 		p->n == 1 ? "" : "s", a->reps, a->reps == 1 ? "" : "s",
+		a->latency ? " and 2 pairs of --latency runs" : "",
 		(unsigned long long)a->seed, estimate_s(p, a),
 		a->iterations ? " plus the timed loops (fixed --iterations)" :
 		a->precision > 0 ? " before --precision adds reps" : "");

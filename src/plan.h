@@ -26,6 +26,12 @@ struct plan_cell {
 	uint64_t seed;            /* the cell's own stream: rep order, bootstrap */
 };
 
+/*
+ * --latency: pairs of runs with every call timed, after a cell's reps. Two,
+ * one of each order as reps come: millions of calls, enough for p99.99.
+ */
+#define PLAN_LATENCY_PAIRS 2
+
 struct plan {
 	struct plan_cell *cells;
 	int n;

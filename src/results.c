@@ -152,6 +152,9 @@ static void write_note(struct cell *c)
 		note_add(c, "cpu clock moved %.0f-%.0f MHz", c->mhz_min, c->mhz_max);
 	if (c->tracer_note[0])
 		note_add(c, "%s", c->tracer_note);
+	if (c->lat && c->lat->hits >= 0 && !is_collateral(c) && c->lat->hits != c->lat->events)
+		note_add(c, "latency runs: hits %lld != events %lld", (long long)c->lat->hits,
+			 (long long)c->lat->events);
 }
 
 double results_reached_pct(const struct cell *c)
@@ -189,6 +192,7 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	bool *flags;
 
 	sum_totals(c);
+	results_finish_threads(c);
 	c->outliers = 0;
 	c->below_floor = false;
 	if (n == 0) {
@@ -223,6 +227,7 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 		c->reps[i].outlier = flags[i];
 	/* derived: what the program's own time leaves of the cost per event */
 	c->prog.dispatch_ns = c->prog.measured ? c->overhead.mean - c->prog.ns_per_run : NAN;
+	results_finish_latency(c);
 	write_note(c);
 	free(flags);
 	free(over);
@@ -285,7 +290,7 @@ void results_finish(struct results *r)
 void results_release(struct results *r)
 {
 	for (int i = 0; i < r->ncells; i++)
-		free(r->cells[i].reps);
+		results_release_cell(&r->cells[i]);
 	free(r->cells);
 	free(r->floors);
 	r->cells = NULL;

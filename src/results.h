@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hist.h"
 #include "stats.h"
 
 enum cell_status { CELL_OK, CELL_SKIPPED, CELL_FAILED };
@@ -22,6 +23,14 @@ enum cell_end {
 
 /* Exit codes of `tracetax run` (also in --help and the README). */
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_DISTURBED = 3 };
+
+/* One workload thread: in a rep, its two runs; in a cell, means over reps. */
+struct thread_fig {
+	int cpu;                  /* the CPU it was pinned to; -1: none */
+	double base_ns_per_op;    /* its hot loop / its iterations, baseline run */
+	double traced_ns_per_op;  /* the same, traced run */
+	int64_t events;           /* target events of its traced run(s), warm-up included */
+};
 
 /* One rep: a baseline run and a traced run of the same cell, back to back. */
 struct rep {
@@ -41,6 +50,25 @@ struct rep {
 	double steal_ms;          /* steal time (/proc/stat), both runs; NaN: unknown */
 	double mhz_min, mhz_max;  /* CPU frequency read before, between and after the
 	                             runs; NaN: the kernel does not say */
+	struct thread_fig *threads;   /* cell.threads of them */
+	double base_mops, traced_mops; /* all threads' ops / the slowest thread's time, M/s */
+};
+
+/*
+ * --latency: every call of the hot loop timed, in runs of their own after
+ * the reps (cell_latency), so that the overhead figures do not pay for it.
+ */
+struct cell_latency {
+	int pairs;                /* baseline + traced latency runs completed */
+	struct hist *base, *traced;   /* ns per call, merged over runs and threads */
+	double base_ns_per_op;    /* the timed loops' ns/op, mean over runs */
+	double traced_ns_per_op;
+	double timer_ns;          /* two timer reads back to back: in every sample */
+	double timing_cost_ns;    /* base_ns_per_op - the reps' baseline: what timing costs */
+	int64_t events;           /* the traced latency runs' */
+	int64_t hits;             /* -1: the tracer cannot tell */
+	int64_t calls;            /* calls the traced runs timed: threads x iterations */
+	int64_t base_calls;
 };
 
 /*
@@ -115,6 +143,25 @@ struct cell {
 	bool below_floor;         /* |overhead| under the run's noise floor */
 	struct prog_time prog;    /* BPF cells: the program's share */
 	char note[512];           /* noise warning, hits mismatch... */
+	/* threads (results_dist.c): each thread's figures, their spread, throughput */
+	struct thread_fig *per_thread;  /* threads of them: means over reps, events summed */
+	int cpus_used;            /* distinct CPUs the threads ran on; 0: unknown */
+	double base_spread_pct;   /* (slowest - fastest) / mean thread ns/op, mean over
+	                             reps; NaN with one thread */
+	double traced_spread_pct;
+	double base_mops, traced_mops;  /* aggregate throughput, M ops/s, mean over reps */
+	struct cell_latency *lat; /* --latency; NULL without */
+};
+
+/* What tracetax times with, and what that costs (clocks.c, measured at the start). */
+struct timing {
+	char clock[32];           /* around each hot loop: "CLOCK_MONOTONIC" */
+	double clock_ns;          /* one read of it, mean */
+	double clock_res_ns;      /* clock_getres */
+	int clock_vdso;           /* 1: the vDSO serves it, 0: a syscall, -1: unknown */
+	char timer[32];           /* --latency, around each call: "lfence;rdtsc;lfence" */
+	double timer_ns;          /* one read of it, mean */
+	double tsc_hz;            /* the TSC rate, against CLOCK_MONOTONIC; 0: no TSC */
 };
 
 /*
@@ -156,6 +203,7 @@ struct run_options {
 	char tracer_cpu[8];       /* --tracer-cpu: same, other, any */
 	double precision;         /* --precision %, 0: fixed reps */
 	int max_time_s;           /* its budget */
+	bool latency;             /* --latency */
 };
 
 struct results {
@@ -167,6 +215,7 @@ struct results {
 	int nfloors;
 	struct stats_cost stats_cost; /* the first BPF cell's, measured once */
 	double elapsed_s;
+	struct timing timing;
 };
 
 /* Fill cell's statistics from its reps (results.c); @seed: the cell's own. */
@@ -183,6 +232,11 @@ void results_release(struct results *r);
 /* The A/A noise floor of a cell's workload and threads; NULL: none measured. */
 const struct noise_floor *results_floor(const struct results *r, const struct cell *c);
 void environment_collect(struct environment *env);
+/* results_dist.c: per-thread figures, spread, throughput, latency. */
+void results_finish_threads(struct cell *c);
+void results_finish_latency(struct cell *c);
+struct cell_latency *results_latency_new(void);
+void results_release_cell(struct cell *c);
 
 /* Output (output_*.c): the only code that knows formats. */
 void output_table(const struct results *r, FILE *f, bool colour);

@@ -91,6 +91,19 @@ static int run_reps(struct cell_ctx *x)
 	return 0;
 }
 
+/* --latency: runs of their own after the reps, so that no overhead figure pays for timing. */
+/* 0, or -1 when interrupted or the cell failed */
+static int run_latency(struct cell_ctx *x)
+{
+	signals_doing("timing every call of cell '%s'", x->pc->id);
+	for (int i = 0; i < PLAN_LATENCY_PAIRS; i++) {
+		if (signals_interrupted() || cell_latency(x, i))
+			return -1;
+		watch_check(x);
+	}
+	return 0;
+}
+
 static void cell_init(struct cell *c, const struct plan_cell *pc, const struct run_args *a)
 {
 	snprintf(c->workload, sizeof(c->workload), "%s", pc->workload);
@@ -101,6 +114,8 @@ static void cell_init(struct cell *c, const struct plan_cell *pc, const struct r
 	c->seed = pc->seed;
 	c->precision_pct = a->precision;
 	c->ended_by = END_STOPPED;
+	if (a->latency)
+		c->lat = results_latency_new();
 }
 
 /* Up to the reps: is the tracer there, what does it need, how long is a run. */
@@ -145,15 +160,18 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 }
 
 static void cell_run(struct cell *c, const struct plan_cell *pc, const struct run_args *a,
-		     const char *load_path, uint64_t deadline, struct stats_cost *cost)
+		     const char *load_path, uint64_t deadline, struct stats_cost *cost,
+		     uint64_t tsc_hz)
 {
 	struct cell_ctx x = { .c = c, .pc = pc, .a = a, .deadline = deadline };
 
 	cell_init(c, pc, a);
+	x.base.spec.tsc_hz = x.traced.spec.tsc_hz = tsc_hz;
 	watch_begin(&x);
 	if (!cell_prepare(&x, load_path) && !cell_setup(&x)) {
-		/* after the reps, apart from them: BPF stats must not touch their figures */
-		if (!run_reps(&x))
+		/* after the reps, apart from them: neither timing every call nor BPF
+		 * stats may touch their figures */
+		if (!run_reps(&x) && (!c->lat || !run_latency(&x)))
 			progstats_pass(&x, cost);
 		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x.t.note);
 		cell_teardown(&x);
@@ -198,6 +216,7 @@ int runner_run(const struct plan *p, const struct run_args *a, const char *load_
 	r->opts.seed = a->seed;
 	r->opts.precision = a->precision;
 	r->opts.max_time_s = a->precision > 0 ? a->max_time_s : 0;
+	r->opts.latency = a->latency;
 	snprintf(r->opts.target, sizeof(r->opts.target), "%s", a->target ? a->target : "");
 	snprintf(r->opts.tracer_cpu, sizeof(r->opts.tracer_cpu), "%s", a->tracer_cpu);
 	for (int i = 0; i < p->n && !signals_interrupted(); i++) {
@@ -207,7 +226,8 @@ int runner_run(const struct plan *p, const struct run_args *a, const char *load_
 		uint64_t share = budget_end > now ? (budget_end - now) / (uint64_t)(p->n - i) : 0;
 
 		r->ncells = i + 1;
-		cell_run(c, &p->cells[i], a, load_path, now + share, &r->stats_cost);
+		cell_run(c, &p->cells[i], a, load_path, now + share, &r->stats_cost,
+			 (uint64_t)r->timing.tsc_hz);
 		results_finish_cell(c, c->seed);
 		failed |= c->status == CELL_FAILED;
 		disturbed |= c->disturbed;

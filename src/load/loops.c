@@ -1,7 +1,10 @@
 /*
- * The hot loops, one pair per WORKLOAD in workloads.def: plain, and
- * recording every op itself the way inline instrumentation does (TSC +
- * thread id into a per-thread buffer) -- the floor any tracer can reach.
+ * The hot loops, three per WORKLOAD in workloads.def: plain; recording
+ * every op itself the way inline instrumentation does (TSC + thread id
+ * into a per-thread buffer) -- the floor any tracer can reach; and, for
+ * --latency only, timing every op into a histogram. Three loops, not a
+ * flag in one, so that the loops the overhead figures come from stay
+ * exactly what they were.
  */
 #define _SDT_HAS_SEMAPHORES 1
 #include <errno.h>
@@ -17,7 +20,9 @@
 #define tsc() 0ull
 #endif
 
+#include "hist.h"
 #include "loops.h"
+#include "timer.h"
 #include "workloads.h"
 
 /*
@@ -63,7 +68,37 @@ static inline __attribute__((always_inline)) void inline_record(void)
 	r->seq = (uint32_t)nrec++;
 }
 
-/* Generates loop_<id> and loop_<id>_inline from one op. */
+/* --latency: each op between two timer reads (timer.h), in ns into this thread's histogram. */
+uint64_t lat_mult = 1ull << 32;	/* ns per tick, 32.32 fixed point */
+int lat_inline;
+
+static __thread struct hist *lat_hist;
+
+static inline __attribute__((always_inline)) void lat_record(uint64_t ticks)
+{
+	hist_add(lat_hist, (uint64_t)(((unsigned __int128)ticks * lat_mult) >> 32));
+}
+
+void latency_thread_init(struct hist *h)
+{
+	lat_hist = h;
+}
+
+/* What every sample includes: two reads with nothing between them. */
+void latency_timer_floor(struct hist *h, int n)
+{
+	struct hist *saved = lat_hist;
+
+	lat_hist = h;
+	for (int i = 0; i < n; i++) {
+		uint64_t t0 = timer_read();
+
+		lat_record(timer_read() - t0);
+	}
+	lat_hist = saved;
+}
+
+/* Generates loop_<id>, loop_<id>_inline and loop_<id>_latency from one op. */
 #define WORKLOAD(id, name, sc, fn, lib, usdt, summary, setup, pre, ok)		\
 static __attribute__((noinline)) uint64_t loop_##id(uint64_t n)		\
 {									\
@@ -85,12 +120,26 @@ static __attribute__((noinline)) uint64_t loop_##id##_inline(uint64_t n)	\
 		inline_record();					\
 	}								\
 	return bad;							\
+}									\
+static __attribute__((noinline)) uint64_t loop_##id##_latency(uint64_t n)	\
+{									\
+	uint64_t bad = 0;						\
+	setup;								\
+	for (uint64_t i = 0; i < n; i++) {				\
+		uint64_t t0 = timer_read();				\
+		pre;							\
+		bad += !(ok);						\
+		if (lat_inline)						\
+			inline_record();				\
+		lat_record(timer_read() - t0);				\
+	}								\
+	return bad;							\
 }
 #include "workloads.def"
 
 /* In the order of workloads[]: both come from workloads.def. */
 static const struct loops table[] = {
-#define WORKLOAD(id, ...) { loop_##id, loop_##id##_inline },
+#define WORKLOAD(id, ...) { loop_##id, loop_##id##_inline, loop_##id##_latency },
 #include "workloads.def"
 };
 

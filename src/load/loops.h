@@ -11,6 +11,7 @@ typedef uint64_t (*loop_fn)(uint64_t n);
 struct loops {
 	loop_fn plain;
 	loop_fn inline_rec;   /* the same loop, recording each op itself (the inline tracer) */
+	loop_fn latency;      /* --latency: each op timed into this thread's histogram */
 };
 
 /* Takes the expected pid and uid once, before the workload says it is ready. */
@@ -21,5 +22,14 @@ const struct loops *loops_of(const struct workload *w);
 /* Per-thread record buffer of the inline tracer; records made by this thread. */
 int inline_thread_init(void);
 uint64_t inline_thread_records(void);
+
+struct hist;
+/* --latency: ns per TSC tick in 32.32 fixed point; whether to record inline too. */
+extern uint64_t lat_mult;
+extern int lat_inline;
+/* Where this thread's latency loop records. */
+void latency_thread_init(struct hist *h);
+/* @n timed empty intervals into @h: the cost of the timing, in every sample. */
+void latency_timer_floor(struct hist *h, int n);
 
 #endif

@@ -21,6 +21,7 @@
 #endif
 
 #include "cpus.h"
+#include "hist.h"
 #include "loops.h"
 #include "workloads.h"
 
@@ -28,11 +29,17 @@ struct worker {
 	pthread_t th;
 	int cpu;
 	uint64_t ns, cycles, bad, records;
+	struct hist *lat;         /* --latency: ns of each op of the hot loop */
+	double timer_ns;          /* --latency: median of two reads back to back */
 };
+
+/* Empty intervals a thread times before it starts: what each sample includes. */
+#define TIMER_FLOOR_N 10000
 
 static const struct workload *wl;
 static loop_fn loop;
 static int inline_mode;   /* TRACETAX_INLINE=1: the inline tracer */
+static int latency;       /* --latency: every op timed */
 static uint64_t iterations = 1000000, warmup;
 static int nthreads = 1;
 static pthread_barrier_t start_line;
@@ -70,7 +77,17 @@ static void *worker_main(void *arg)
 	cpus_pin_self(w->cpu);
 	if (inline_mode && inline_thread_init())
 		exit(4);
+	if (latency) {
+		struct hist floor;
+
+		hist_init(&floor);
+		latency_timer_floor(&floor, TIMER_FLOOR_N);
+		w->timer_ns = hist_quantile(&floor, 0.5);
+		latency_thread_init(w->lat);
+	}
 	w->bad = loop(warmup);
+	if (latency)
+		hist_init(w->lat);	/* the warm-up touched its pages; its calls do not count */
 	/* All threads start their timed loops together, as in the bpftrace post. */
 	pthread_barrier_wait(&start_line);
 	t0 = mono_ns();
@@ -112,18 +129,41 @@ static void wait_for_go(int start_fd, int result_fd)
 	/* start_fd stays open: closing it would be one more close(2) event */
 }
 
+/* ,"lat":{...}: exact figures, then the non-empty buckets as index, count pairs. */
+static size_t report_hist(char *buf, size_t cap, const struct worker *w)
+{
+	const struct hist *h = w->lat;
+	size_t len;
+	const char *sep = "";
+
+	len = (size_t)snprintf(buf, cap, ",\"timer_ns\":%.1f,\"lat\":{\"sum\":%llu,\"sumsq\":%.17g,"
+			       "\"min\":%llu,\"max\":%llu,\"b\":[", w->timer_ns,
+			       (unsigned long long)h->sum, h->sumsq, (unsigned long long)h->min,
+			       (unsigned long long)h->max);
+	for (unsigned i = hist_next(h, 0); i < HIST_BUCKETS; i = hist_next(h, i + 1)) {
+		len += (size_t)snprintf(buf + len, cap - len, "%s%u,%llu", sep, i,
+					(unsigned long long)h->b[i]);
+		sep = ",";
+	}
+	return len + (size_t)snprintf(buf + len, cap - len, "]}");
+}
+
 static void report(int fd, struct worker *w)
 {
-	size_t cap = 512 + (size_t)nthreads * 128, len;
-	char *buf = malloc(cap);
+	size_t cap = 512 + (size_t)nthreads * 512, len;	/* a thread's fixed fields: < 320 */
+	char *buf;
 	uint64_t bad = 0, records = 0;
 
-	if (!buf)
-		exit(4);
 	for (int i = 0; i < nthreads; i++) {
 		bad += w[i].bad;
 		records += w[i].records;
+		/* a bucket: its index, its count, two commas */
+		for (unsigned b = 0; latency && b < HIST_BUCKETS; b = hist_next(w[i].lat, b + 1))
+			cap += 32;
 	}
+	buf = malloc(cap);
+	if (!buf)
+		exit(4);
 	len = (size_t)snprintf(buf, cap,
 		"{\"workload\":\"%s\",\"event\":\"%s\",\"pid\":%d,\"threads\":%d,"
 		"\"iterations\":%llu,\"warmup\":%llu,\"events\":%llu,\"bad\":%llu,\"recorded\":%lld,"
@@ -138,11 +178,16 @@ static void report(int fd, struct worker *w)
 		"false"
 #endif
 		);
-	for (int i = 0; i < nthreads; i++)
+	for (int i = 0; i < nthreads; i++) {
 		len += (size_t)snprintf(buf + len, cap - len,
-				"%s{\"cpu\":%d,\"ops\":%llu,\"ns\":%llu,\"cycles\":%llu}",
+				"%s{\"cpu\":%d,\"ops\":%llu,\"events\":%llu,\"ns\":%llu,\"cycles\":%llu",
 				i ? "," : "", w[i].cpu, (unsigned long long)iterations,
+				(unsigned long long)(iterations + warmup),
 				(unsigned long long)w[i].ns, (unsigned long long)w[i].cycles);
+		if (latency)
+			len += report_hist(buf + len, cap - len, &w[i]);
+		len += (size_t)snprintf(buf + len, cap - len, "}");
+	}
 	len += (size_t)snprintf(buf + len, cap - len, "]}\n");
 	write_all(fd, buf, len);
 	free(buf);
@@ -170,9 +215,12 @@ int main(int argc, char **argv)
 		{ "start-fd", required_argument, NULL, 's' },
 		{ "result-fd", required_argument, NULL, 'r' },
 		{ "no-pin", no_argument, NULL, 'P' },
+		{ "latency", no_argument, NULL, 'L' },
+		{ "tsc-hz", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int start_fd = -1, result_fd = 1, pin = 1, c, ncpus, cpus[1024];
+	uint64_t tsc_hz = 0;
 	struct worker *w;
 
 	wl = workload_find("getpid");
@@ -193,16 +241,30 @@ int main(int argc, char **argv)
 		case 's': start_fd = (int)parse_u64(optarg, "start fd"); break;
 		case 'r': result_fd = (int)parse_u64(optarg, "result fd"); break;
 		case 'P': pin = 0; break;
+		case 'L': latency = 1; break;
+		case 'H': tsc_hz = parse_u64(optarg, "tsc-hz"); break;
 		default: exit(2);
 		}
 	}
 	loop = inline_mode ? loops_of(wl)->inline_rec : loops_of(wl)->plain;
+	if (latency) {
+		loop = loops_of(wl)->latency;
+		lat_inline = inline_mode;
+#ifdef HAVE_TSC
+		/* the runner calibrated the TSC against CLOCK_MONOTONIC; without it, ticks */
+		if (tsc_hz)
+			lat_mult = (uint64_t)((1e9 * 4294967296.0) / (double)tsc_hz + 0.5);
+#endif
+	}
 	loops_init();
 	/* thread i runs on the i-th CPU we may use, round robin (cpus.h) */
 	ncpus = cpus_allowed(cpus, 1024);
 	w = calloc((size_t)nthreads, sizeof(*w));
 	if (!w || pthread_barrier_init(&start_line, NULL, (unsigned)nthreads))
 		exit(4);
+	for (int i = 0; latency && i < nthreads; i++)
+		if (!(w[i].lat = malloc(sizeof(*w[i].lat))))
+			exit(4);
 	if (start_fd >= 0)
 		wait_for_go(start_fd, result_fd);
 	/* Threads are made after go, so a tracer attached to one task sees them all born. */

@@ -40,6 +40,7 @@ static void test_defaults(void **state)
 	assert_int_equal(a.iterations, 0);
 	assert_null(a.target);
 	assert_null(a.json_path);
+	assert_false(a.latency);
 	/* default plan: every tracer, variants spelt out, none first */
 	assert_true(a.ntracers > 10);
 	assert_string_equal(a.tracers[0], "none");
@@ -55,7 +56,7 @@ static void test_full_line(void **state)
 	assert_int_equal(parse(&a, err, "-w", "getpid,close", "-t", "none,ptrace:all",
 			       "--threads", "1,2", "--reps", "10", "--run-ms", "200",
 			       "--json", "out.json", "--target", "close", "--seed", "42",
-			       "-n", "5000", "-q", "--color", "never", NULL), 0);
+			       "-n", "5000", "-q", "--color", "never", "--latency", NULL), 0);
 	assert_int_equal(a.nworkloads, 2);
 	assert_string_equal(a.workloads[1], "close");
 	assert_int_equal(a.ntracers, 2);
@@ -71,6 +72,7 @@ static void test_full_line(void **state)
 	assert_true(a.quiet);
 	assert_int_equal(a.colour, 0);
 	assert_string_equal(a.tracer_cpu, "same");
+	assert_true(a.latency);
 	cli_release(&a);
 }
 
