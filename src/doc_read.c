@@ -165,9 +165,9 @@ static int read_version(struct rd *x, json_t *d)
 		return rd_fail(x, "missing: not a tracetax results document");
 	if (!json_is_integer(v))
 		return rd_fail(x, "want an integer, not %s", rd_type(v));
-	if (json_integer_value(v) != DOC_SCHEMA_VERSION)
-		return rd_fail(x, "version %lld, this tracetax reads version %d",
-			       (long long)json_integer_value(v), DOC_SCHEMA_VERSION);
+	if (json_integer_value(v) < DOC_SCHEMA_OLDEST || json_integer_value(v) > DOC_SCHEMA_VERSION)
+		return rd_fail(x, "version %lld, this tracetax reads versions %d to %d",
+			       (long long)json_integer_value(v), DOC_SCHEMA_OLDEST, DOC_SCHEMA_VERSION);
 	rd_pop(x, 0);
 	return 0;
 }

@@ -14,8 +14,11 @@
 
 #include "results.h"
 
-/* The schema version this tracetax reads and writes. */
-#define DOC_SCHEMA_VERSION 2
+/* The schema version this tracetax writes, and the oldest it reads: version 3
+ * only added fields, which the reader does not need, so version 2 documents
+ * (and stores holding them) stay readable. */
+#define DOC_SCHEMA_VERSION 3
+#define DOC_SCHEMA_OLDEST  2
 
 /*
  * Refused before parsing, so that a hostile document cannot make the

@@ -19,7 +19,7 @@
 #include "results.h"
 #include "util.h"
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 
 static json_t *num(double v)
 {

@@ -103,7 +103,8 @@ static void refused(void (*fn)(json_t *d), const char *where, const char *what)
 static json_t *cell(json_t *d, size_t i) { return json_array_get(json_object_get(d, "cells"), i); }
 static json_t *run(json_t *d, size_t c, size_t i) { return json_array_get(json_object_get(cell(d, c), "runs"), i); }
 
-static void version3(json_t *d) { json_object_set_new(d, "schema_version", json_integer(3)); }
+static void version4(json_t *d) { json_object_set_new(d, "schema_version", json_integer(4)); }
+static void version1(json_t *d) { json_object_set_new(d, "schema_version", json_integer(1)); }
 static void no_version(json_t *d) { json_object_del(d, "schema_version"); }
 static void threads_string(json_t *d) { json_object_set_new(cell(d, 1), "threads", json_string("1")); }
 static void no_cells(json_t *d) { json_object_del(d, "cells"); }
@@ -143,7 +144,8 @@ static void not_object(json_t *d) { json_object_set_new(d, "environment", json_a
 static void test_refused(void **state)
 {
 	(void)state;
-	refused(version3, "/schema_version", "version 3, this tracetax reads version 2");
+	refused(version4, "/schema_version", "version 4, this tracetax reads versions 2 to 3");
+	refused(version1, "/schema_version", "version 1, this tracetax reads versions 2 to 3");
 	refused(no_version, "/schema_version", "not a tracetax results document");
 	refused(threads_string, "/cells/1/threads", "want an integer, not a string");
 	refused(no_cells, "/cells", "missing");
