@@ -22,11 +22,13 @@
 
 #include "cpus.h"
 #include "loops.h"
+#include "tcp.h"
 #include "workloads.h"
 
 struct worker {
 	pthread_t th;
 	int cpu;
+	int peer_cpu;              /* a helper thread of its own (tcp's peer) */
 	uint64_t ns, cycles, bad, records;
 };
 
@@ -68,7 +70,7 @@ static void *worker_main(void *arg)
 	uint64_t t0, c0;
 
 	cpus_pin_self(w->cpu);
-	if (inline_mode && inline_thread_init())
+	if ((inline_mode && inline_thread_init()) || loops_thread_begin(wl, w->peer_cpu))
 		exit(4);
 	w->bad = loop(warmup);
 	/* All threads start their timed loops together, as in the bpftrace post. */
@@ -79,6 +81,7 @@ static void *worker_main(void *arg)
 	w->cycles = tsc() - c0;
 	w->ns = mono_ns() - t0;
 	w->records = inline_mode ? inline_thread_records() : 0;
+	loops_thread_end(wl);
 	return NULL;
 }
 
@@ -170,6 +173,7 @@ int main(int argc, char **argv)
 		{ "start-fd", required_argument, NULL, 's' },
 		{ "result-fd", required_argument, NULL, 'r' },
 		{ "no-pin", no_argument, NULL, 'P' },
+		{ "msg-size", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int start_fd = -1, result_fd = 1, pin = 1, c, ncpus, cpus[1024];
@@ -193,6 +197,11 @@ int main(int argc, char **argv)
 		case 's': start_fd = (int)parse_u64(optarg, "start fd"); break;
 		case 'r': result_fd = (int)parse_u64(optarg, "result fd"); break;
 		case 'P': pin = 0; break;
+		case 'm':
+			tcp_msg_size = (uint32_t)parse_u64(optarg, "msg size");
+			if (tcp_msg_size < 1 || tcp_msg_size > TCP_MSG_MAX)
+				usage_die("invalid msg size '%s'", optarg);
+			break;
 		default: exit(2);
 		}
 	}
@@ -208,6 +217,7 @@ int main(int argc, char **argv)
 	/* Threads are made after go, so a tracer attached to one task sees them all born. */
 	for (int i = 0; i < nthreads; i++) {
 		w[i].cpu = pin && ncpus ? cpus[i % ncpus] : -1;
+		w[i].peer_cpu = pin && ncpus ? cpus[(i + 1) % ncpus] : -1;
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
 			exit(4);
 	}
