@@ -235,8 +235,12 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			a->seed = (uint64_t)v;
 			break;
 		case 'g':
-			if (!tt_syscall_find(optarg))
-				FAIL("unknown target syscall '%s' (see 'tracetax list')", optarg);
+			/* a cell's target is a char[32] (plan.h, results.h) */
+			if (strlen(optarg) > 31)
+				FAIL("target '%s' is too long (31 characters at most)", optarg);
+			if (!tt_syscall_find(optarg) && !tt_tracepoint_split(optarg, NULL, 0, NULL, 0))
+				FAIL("unknown target syscall '%s' (see 'tracetax list'; a tracepoint "
+				     "is SYSTEM:EVENT)", optarg);
 			a->target = optarg;
 			break;
 		case 'j':

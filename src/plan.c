@@ -12,6 +12,7 @@
 #include "load/workloads.h"
 #include "plan.h"
 #include "stats.h"
+#include "syscalls.h"
 #include "tracer.h"
 
 /*
@@ -59,6 +60,12 @@ int plan_hooks_ok(unsigned h, const struct workload *w, const char *target, char
 {
 	if ((h & TT_HOOK_SYSCALL) && !*target) {
 		snprintf(reason, len, "workload '%s' makes no syscall to hook (try --target)", w->name);
+		return 0;
+	}
+	if ((h & TT_HOOK_SYSCALL) && !(h & TT_HOOK_TRACEPOINT) &&
+	    tt_tracepoint_split(target, NULL, 0, NULL, 0)) {
+		snprintf(reason, len, "hooks syscalls only, not tracepoint '%s' (ftrace:syscall, "
+			 "perf:count, perf:sample and bpf:tp hook any tracepoint)", target);
 		return 0;
 	}
 	if ((h & TT_HOOK_FUNC) && !w->func) {

@@ -115,6 +115,7 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 	if (tracer_init(&x->t, c->tracer, *c->target ? tt_syscall_find(c->target) : NULL, err,
 			sizeof(err)))
 		return cell_fail(c, "%s", err);
+	tracer_set_tracepoint(&x->t, c->target);	/* when it names one */
 	c->aa = x->t.ops->flags & TT_F_AA;
 	x->t.threads = c->threads;
 	x->t.tracer_cpu = plan_tracer_cpu(x->a->tracer_cpu);
