@@ -266,6 +266,7 @@ int cell_rep(struct cell_ctx *x, int i)
 	r.base_cycles_per_op = base.cycles_per_op;
 	r.traced_cycles_per_op = tr.cycles_per_op;
 	r.events = tr.events;
+	x->c->bytes_per_event = tr.bytes_per_op;
 	r.hits = h.hits;
 	r.lost = h.lost;
 	r.stops = h.stops;

@@ -38,9 +38,10 @@ static int lp_fail(struct load_proc *lp, const char *fmt, ...)
 
 static void child_exec(const struct load_spec *spec, struct tracer *t, int start_r, int result_w)
 {
-	char n[32], w[32], th[32], sfd[16], rfd[16];
+	char n[32], w[32], th[32], sfd[16], rfd[16], ms[16];
 	char *argv[] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
-			 "-t", th, "--start-fd", sfd, "--result-fd", rfd, NULL };
+			 "-t", th, "--start-fd", sfd, "--result-fd", rfd,
+			 spec->msg_size ? "--msg-size" : NULL, ms, NULL };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signals_unblock_in_child();
@@ -51,6 +52,7 @@ static void child_exec(const struct load_spec *spec, struct tracer *t, int start
 	snprintf(th, sizeof(th), "%d", spec->threads);
 	snprintf(sfd, sizeof(sfd), "%d", START_FD);
 	snprintf(rfd, sizeof(rfd), "%d", RESULT_FD);
+	snprintf(ms, sizeof(ms), "%d", spec->msg_size);
 	if (t && t->ops->child_prep && t->ops->child_prep(t))
 		_exit(125);
 	execv(spec->load_path, argv);
@@ -173,6 +175,7 @@ int load_read_result(struct load_proc *lp, int timeout_ms, struct load_result *r
 	res->events = json_integer_value(json_object_get(doc, "events"));
 	res->bad = json_integer_value(json_object_get(doc, "bad"));
 	res->recorded = json_integer_value(json_object_get(doc, "recorded"));
+	res->bytes_per_op = json_integer_value(json_object_get(doc, "bytes_per_op"));
 	iters = json_integer_value(json_object_get(doc, "iterations"));
 	per = json_object_get(doc, "per_thread");
 	n = json_array_size(per);

@@ -13,6 +13,7 @@ struct load_spec {
 	int threads;
 	int64_t iterations;
 	int64_t warmup;
+	int msg_size;             /* --msg-size of the tcp workloads; 0: the load's default */
 };
 
 struct load_result {
@@ -22,6 +23,7 @@ struct load_result {
 	double ns_per_op;         /* mean over threads of ns / iterations */
 	double cycles_per_op;     /* the same in TSC cycles, 0 without a TSC */
 	double max_thread_ns;
+	int64_t bytes_per_op;     /* payload an op sends (tcp); 0: none */
 };
 
 struct load_proc {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "load/tcp.h"
 #include "load/workloads.h"
 #include "syscalls.h"
 #include "tracer.h"
@@ -193,6 +194,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "max-time", required_argument, NULL, 'M' },
 		{ "wait", no_argument, NULL, 'W' },
 		{ "no-wait", no_argument, NULL, 'N' },
+		{ "msg-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -207,6 +209,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	a->seed = 1;
 	a->colour = -1;
 	a->tracer_cpu = "same";
+	a->msg_size = TCP_MSG_DEFAULT;
 	optind = 0;	/* reset getopt, also for repeated calls in tests */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", opts, NULL)) != -1) {
@@ -271,6 +274,10 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			break;
 		case 'W': a->no_wait = false; break;
 		case 'N': a->no_wait = true; break;
+		case 'S':
+			if (parse_num("--msg-size", optarg, 1, TCP_MSG_MAX, &v, err, errlen)) return -1;
+			a->msg_size = (int)v;
+			break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:

@@ -31,6 +31,7 @@ struct run_args {
 	                                  is this % of the overhead */
 	int max_time_s;                /* the run's budget for --precision */
 	bool no_wait;                  /* another measurement running: exit 2 */
+	int msg_size;                  /* bytes per message of the tcp workloads */
 };
 
 /* --precision without --max-time: the run may take this long. */

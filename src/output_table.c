@@ -314,5 +314,6 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	if (measured) {
 		fputc('\n', out);
 		print_footer(out, st, l.show[COL_READER]);
+		output_table_net(r, out, st->bold, st->reset);
 	}
 }

@@ -87,6 +87,14 @@ struct cell {
 	double steal_pct;         /* steal time, % of the reps' wall time; NaN: unknown */
 	double mhz_min, mhz_max;  /* over every rep; NaN: unknown */
 	bool below_floor;         /* |overhead| under the run's noise floor */
+	/* per hit, for a tracepoint that fires more or less often than the events */
+	double hits_per_event;    /* hits / events; NaN when the tracer cannot count */
+	double ns_per_hit;        /* overhead per event / hits_per_event; NaN: no hits */
+	/* workloads that move bytes (tcp): throughput of all threads, 1 MB = 1e6 bytes */
+	int64_t bytes_per_event;  /* payload each event sends; 0: not such a workload */
+	double base_mbps, traced_mbps;  /* NaN when bytes_per_event is 0 */
+	double loss_pct;          /* throughput lost to tracing: 100 (1 - base/traced ns) */
+	double loss_ci95[2];      /* from the slowdown's Fieller interval */
 	char note[512];           /* noise warning, hits mismatch... */
 };
 
@@ -129,6 +137,7 @@ struct run_options {
 	char tracer_cpu[8];       /* --tracer-cpu: same, other, any */
 	double precision;         /* --precision %, 0: fixed reps */
 	int max_time_s;           /* its budget */
+	int msg_size;             /* --msg-size: bytes per message of the tcp workloads */
 };
 
 struct results {
@@ -158,6 +167,8 @@ void environment_collect(struct environment *env);
 
 /* Output (output_*.c): the only code that knows formats. */
 void output_table(const struct results *r, FILE *f, bool colour);
+/* Its part per hit and per byte (output_net.c); nothing when no cell has one. */
+void output_table_net(const struct results *r, FILE *f, const char *bold, const char *reset);
 int output_json_file(const struct results *r, const char *path);  /* atomic: tmp + rename */
 /* Whether @path ("-": stdout) can be written, before the run; -1 and @err if not. */
 int output_json_check(const char *path, char *err, size_t len);

@@ -130,11 +130,11 @@ static void report(int fd, struct worker *w)
 	len = (size_t)snprintf(buf, cap,
 		"{\"workload\":\"%s\",\"event\":\"%s\",\"pid\":%d,\"threads\":%d,"
 		"\"iterations\":%llu,\"warmup\":%llu,\"events\":%llu,\"bad\":%llu,\"recorded\":%lld,"
-		"\"tsc\":%s,\"per_thread\":[",
+		"\"bytes_per_op\":%u,\"tsc\":%s,\"per_thread\":[",
 		wl->name, wl->syscall ? wl->syscall : wl->func, (int)load_pid, nthreads, (unsigned long long)iterations,
 		(unsigned long long)warmup,
 		(unsigned long long)((iterations + warmup) * (uint64_t)nthreads),
-		(unsigned long long)bad, inline_mode ? (long long)records : -1LL,
+		(unsigned long long)bad, inline_mode ? (long long)records : -1LL, tcp_bytes_per_op,
 #ifdef HAVE_TSC
 		"true"
 #else

@@ -43,6 +43,7 @@
 #define DRAIN_BYTES 65536
 
 uint32_t tcp_msg_size = TCP_MSG_DEFAULT;
+uint32_t tcp_bytes_per_op;
 
 struct tcp_conn {
 	int fd;                   /* the workload thread's end */
@@ -224,7 +225,7 @@ static int begin(int peer_cpu, bool rr)
 	c->fd = c->peer = -1;
 	c->rr = rr;
 	c->peer_cpu = peer_cpu;
-	c->msg = tcp_msg_size;
+	c->msg = tcp_bytes_per_op = tcp_msg_size;
 	memset(c->out, 'm', c->msg);
 	self = c;
 	if (private_netns() || conn_open(c))

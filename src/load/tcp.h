@@ -13,6 +13,8 @@
 
 /* --msg-size: bytes per message (stream) or per request and response (rr). */
 extern uint32_t tcp_msg_size;
+/* Bytes each op sends, for throughput: --msg-size once a tcp thread began; else 0. */
+extern uint32_t tcp_bytes_per_op;
 
 /*
  * Before the thread's first op: its own network namespace when we may
