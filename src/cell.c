@@ -11,6 +11,13 @@
 #include "signals.h"
 #include "util.h"
 
+/*
+ * A tracepoint that --target names fires per segment, ACK or packet, not
+ * per op: buffers are sized for this many hits per event, and a run that
+ * needs more shows as lost events.
+ */
+#define TP_HITS_PER_EVENT 4
+
 /* A calibration run shorter than this is too coarse to extrapolate from. */
 #define CALIBRATE_MIN_NS 20000000ull
 
@@ -145,6 +152,8 @@ int cell_setup(struct cell_ctx *x)
 
 	t->events_hint = (int64_t)x->traced.spec.threads *
 			 (x->traced.spec.iterations + x->traced.spec.warmup);
+	if (!t->target && *t->tp_system)
+		t->events_hint *= TP_HITS_PER_EVENT;
 	signals_doing("setting up tracer '%s'", t->name);
 	r = tracer_setup(t);
 	if (r == TT_SKIP) {
@@ -307,6 +316,7 @@ int cell_rep(struct cell_ctx *x, int i)
 	r.base_cycles_per_op = base.cycles_per_op;
 	r.traced_cycles_per_op = tr.cycles_per_op;
 	r.events = tr.events;
+	x->c->bytes_per_event = tr.bytes_per_op;
 	r.hits = h.hits;
 	r.lost = h.lost;
 	r.stops = h.stops;

@@ -41,9 +41,10 @@ static int lp_fail(struct load_proc *lp, const char *fmt, ...)
 
 static void child_exec(const struct load_spec *spec, struct tracer *t, int start_r, int result_w)
 {
-	char n[32], w[32], th[32], sfd[16], rfd[16], hz[32];
-	char *argv[] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
-			 "-t", th, "--start-fd", sfd, "--result-fd", rfd, NULL, NULL, NULL, NULL };
+	char n[32], w[32], th[32], sfd[16], rfd[16], hz[32], ms[16];
+	char *argv[20] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
+			   "-t", th, "--start-fd", sfd, "--result-fd", rfd };
+	int ac = 13;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signals_unblock_in_child();
@@ -55,10 +56,17 @@ static void child_exec(const struct load_spec *spec, struct tracer *t, int start
 	snprintf(sfd, sizeof(sfd), "%d", START_FD);
 	snprintf(rfd, sizeof(rfd), "%d", RESULT_FD);
 	snprintf(hz, sizeof(hz), "%llu", (unsigned long long)spec->tsc_hz);
+	snprintf(ms, sizeof(ms), "%d", spec->msg_size);
+	if (spec->msg_size) {
+		argv[ac++] = "--msg-size";
+		argv[ac++] = ms;
+	}
 	if (spec->latency) {
-		argv[13] = "--latency";
-		argv[14] = spec->tsc_hz ? "--tsc-hz" : NULL;
-		argv[15] = hz;
+		argv[ac++] = "--latency";
+		if (spec->tsc_hz) {
+			argv[ac++] = "--tsc-hz";
+			argv[ac++] = hz;
+		}
 	}
 	if (t && t->ops->child_prep && t->ops->child_prep(t))
 		_exit(125);
@@ -253,6 +261,7 @@ int load_read_result(struct load_proc *lp, int timeout_ms, struct load_result *r
 	res->events = int_of(doc, "events");
 	res->bad = int_of(doc, "bad");
 	res->recorded = int_of(doc, "recorded");
+	res->bytes_per_op = int_of(doc, "bytes_per_op");
 	iters = int_of(doc, "iterations");
 	per = json_object_get(doc, "per_thread");
 	if (json_object_get(json_array_get(per, 0), "lat")) {

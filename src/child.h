@@ -17,6 +17,7 @@ struct load_spec {
 	int64_t warmup;
 	bool latency;             /* time every op into a histogram (run --latency) */
 	uint64_t tsc_hz;          /* the TSC rate the runner calibrated; 0: unknown */
+	int msg_size;             /* --msg-size of the tcp workloads; 0: the load's default */
 };
 
 /* One workload thread's figures. */
@@ -38,6 +39,7 @@ struct load_result {
 	struct load_thread *th;   /* nthreads of them */
 	struct hist *lat;         /* --latency: every thread's ns per op, merged; else NULL */
 	double timer_ns;          /* --latency: two timer reads back to back, mean over threads */
+	int64_t bytes_per_op;     /* payload an op sends (tcp); 0: none */
 };
 
 struct load_proc {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "load/tcp.h"
 #include "load/workloads.h"
 #include "syscalls.h"
 #include "tracer.h"
@@ -207,6 +208,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "markdown", required_argument, NULL, 'k' },
 		{ "explain", required_argument, NULL, 'X' },
 		{ "latency", no_argument, NULL, 'L' },
+		{ "msg-size", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -221,6 +223,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	a->seed = 1;
 	a->colour = -1;
 	a->tracer_cpu = "same";
+	a->msg_size = TCP_MSG_DEFAULT;
 	optind = 0;	/* reset getopt, also for repeated calls in tests */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", opts, NULL)) != -1) {
@@ -249,8 +252,12 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			a->seed = (uint64_t)v;
 			break;
 		case 'g':
-			if (!tt_syscall_find(optarg))
-				FAIL("unknown target syscall '%s' (see 'tracetax list')", optarg);
+			/* a cell's target is a char[32] (plan.h, results.h) */
+			if (strlen(optarg) > 31)
+				FAIL("target '%s' is too long (31 characters at most)", optarg);
+			if (!tt_syscall_find(optarg) && !tt_tracepoint_split(optarg, NULL, 0, NULL, 0))
+				FAIL("unknown target syscall '%s' (see 'tracetax list'; a tracepoint "
+				     "is SYSTEM:EVENT)", optarg);
 			a->target = optarg;
 			break;
 		case 'j':
@@ -296,6 +303,10 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			break;
 		}
 		case 'L': a->latency = true; break;
+		case 'G':
+			if (parse_num("--msg-size", optarg, 1, TCP_MSG_MAX, &v, err, errlen)) return -1;
+			a->msg_size = (int)v;
+			break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:

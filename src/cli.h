@@ -37,6 +37,7 @@ struct run_args {
 	const char *markdown_path;     /* --markdown FILE */
 	char explain[64];              /* --explain: a tracer of the run, full name; "" */
 	bool latency;                  /* time every call, in runs after the reps */
+	int msg_size;                  /* bytes per message of the tcp workloads */
 };
 
 /* --precision without --max-time: the run may take this long. */

@@ -72,14 +72,15 @@ static json_t *env_json(const struct environment *e)
 
 static json_t *options_json(const struct run_options *o)
 {
-	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:s, s:o, s:o, s:b}",
+	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:s, s:o, s:o, s:b, s:o}",
 			 "reps", o->reps, "run_ms", o->run_ms,
 			 "iterations", (json_int_t)o->iterations,
 			 "seed", seed_json(o->seed), "target", str_or_null(o->target),
 			 "tracer_cpu", o->tracer_cpu[0] ? o->tracer_cpu : "same",
 			 "precision_pct", o->precision > 0 ? json_real(o->precision) : json_null(),
 			 "max_time_s", o->max_time_s ? json_integer(o->max_time_s) : json_null(),
-			 "latency", o->latency);
+			 "latency", o->latency,
+			 "msg_size", o->msg_size > 0 ? json_integer(o->msg_size) : json_null());
 }
 
 static json_t *pair(double a, double b)
@@ -152,6 +153,12 @@ static void cell_stats(json_t *o, const struct cell *c)
 			  "reached_pct", num(c->reached_pct), "ended_by", end_name(c->ended_by)));
 	json_object_set_new(o, "steal_pct", ok ? num(c->steal_pct) : json_null());
 	json_object_set_new(o, "cpu_mhz", ok ? pair(c->mhz_min, c->mhz_max) : json_null());
+	json_object_set_new(o, "hits_per_event", ok ? num(c->hits_per_event) : json_null());
+	json_object_set_new(o, "overhead_ns_per_hit", ok ? num(c->ns_per_hit) : json_null());
+	json_object_set_new(o, "throughput", !ok || c->bytes_per_event <= 0 ? json_null() :
+		json_pack("{s:I, s:o, s:o, s:o, s:o}", "bytes_per_event", (json_int_t)c->bytes_per_event,
+			  "baseline_mb_per_s", num(c->base_mbps), "traced_mb_per_s", num(c->traced_mbps),
+			  "loss_pct", num(c->loss_pct), "loss_ci95", pair(c->loss_ci95[0], c->loss_ci95[1])));
 }
 
 /* BPF cells: the program's own time (BPF stats, after the reps); null for the others. */

@@ -55,6 +55,8 @@ static int list_json(FILE *f)
 
 			if (ops->hooks & TT_HOOK_SYSCALL)
 				json_array_append_new(hooks, json_string("syscall"));
+			if (ops->hooks & TT_HOOK_TRACEPOINT)
+				json_array_append_new(hooks, json_string("tracepoint"));
 			if (ops->hooks & TT_HOOK_FUNC)
 				json_array_append_new(hooks, json_string("function"));
 			if (ops->hooks & TT_HOOK_USDT)

@@ -342,5 +342,6 @@ void output_table(const struct results *r, FILE *out, bool colour)
 		fputc('\n', out);
 		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG]);
 		output_dist_sections(r, out, st->reset[0]);
+		output_table_net(r, out, st->bold, st->reset);
 	}
 }

@@ -239,8 +239,9 @@ static int cell_fail_at(struct pair_cell *c, int status, const char *why)
 static int run_workload(struct pair_bpf_ctx *x, const struct pair_args *a, const char *load_path,
 			struct pair_cell *c)
 {
-	struct load_spec spec = { load_path, a->workload, c->threads, a->iterations,
-				  cell_warmup(a->iterations), false, 0 };
+	struct load_spec spec = { .load_path = load_path, .workload = a->workload,
+				  .threads = c->threads, .iterations = a->iterations,
+				  .warmup = cell_warmup(a->iterations) };
 	struct load_result res;
 	struct load_proc lp;
 	char err[256];

@@ -13,6 +13,7 @@
 #include "plan.h"
 #include "progstats.h"
 #include "stats.h"
+#include "syscalls.h"
 #include "tracer.h"
 
 /*
@@ -61,6 +62,12 @@ int plan_hooks_ok(unsigned h, const struct workload *w, const char *target, char
 {
 	if ((h & TT_HOOK_SYSCALL) && !*target) {
 		snprintf(reason, len, "workload '%s' makes no syscall to hook (try --target)", w->name);
+		return 0;
+	}
+	if ((h & TT_HOOK_SYSCALL) && !(h & TT_HOOK_TRACEPOINT) &&
+	    tt_tracepoint_split(target, NULL, 0, NULL, 0)) {
+		snprintf(reason, len, "hooks syscalls only, not tracepoint '%s' (ftrace:syscall, "
+			 "perf:count, perf:sample and bpf:tp hook any tracepoint)", target);
 		return 0;
 	}
 	if ((h & TT_HOOK_FUNC) && !w->func) {

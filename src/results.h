@@ -142,6 +142,14 @@ struct cell {
 	double mhz_min, mhz_max;  /* over every rep; NaN: unknown */
 	bool below_floor;         /* |overhead| under the run's noise floor */
 	struct prog_time prog;    /* BPF cells: the program's share */
+	/* per hit, for a tracepoint that fires more or less often than the events */
+	double hits_per_event;    /* hits / events; NaN when the tracer cannot count */
+	double ns_per_hit;        /* overhead per event / hits_per_event; NaN: no hits */
+	/* workloads that move bytes (tcp): throughput of all threads, 1 MB = 1e6 bytes */
+	int64_t bytes_per_event;  /* payload each event sends; 0: not such a workload */
+	double base_mbps, traced_mbps;  /* NaN when bytes_per_event is 0 */
+	double loss_pct;          /* throughput lost to tracing: 100 (1 - base/traced ns) */
+	double loss_ci95[2];      /* from the slowdown's Fieller interval */
 	char note[512];           /* noise warning, hits mismatch... */
 	/* threads (results_dist.c): each thread's figures, their spread, throughput */
 	struct thread_fig *per_thread;  /* threads of them: means over reps, events summed */
@@ -204,6 +212,7 @@ struct run_options {
 	double precision;         /* --precision %, 0: fixed reps */
 	int max_time_s;           /* its budget */
 	bool latency;             /* --latency */
+	int msg_size;             /* --msg-size: bytes per message of the tcp workloads */
 };
 
 struct results {
@@ -240,6 +249,8 @@ void results_release_cell(struct cell *c);
 
 /* Output (output_*.c): the only code that knows formats. */
 void output_table(const struct results *r, FILE *f, bool colour);
+/* Its part per hit and per byte (output_net.c); nothing when no cell has one. */
+void output_table_net(const struct results *r, FILE *f, const char *bold, const char *reset);
 int output_json_file(const struct results *r, const char *path);  /* atomic: tmp + rename */
 /* Whether @path ("-": stdout) can be written, before the run; -1 and @err if not. */
 int output_json_check(const char *path, char *err, size_t len);

@@ -128,9 +128,11 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 	x->base.spec.load_path = x->traced.spec.load_path = load_path;
 	x->base.spec.workload = x->traced.spec.workload = c->workload;
 	x->base.spec.threads = x->traced.spec.threads = c->threads;
+	x->base.spec.msg_size = x->traced.spec.msg_size = x->a->msg_size;
 	if (tracer_init(&x->t, c->tracer, *c->target ? tt_syscall_find(c->target) : NULL, err,
 			sizeof(err)))
 		return cell_fail(c, "%s", err);
+	tracer_set_tracepoint(&x->t, c->target);	/* when it names one */
 	c->aa = x->t.ops->flags & TT_F_AA;
 	x->t.threads = c->threads;
 	x->t.tracer_cpu = plan_tracer_cpu(x->a->tracer_cpu);
@@ -217,6 +219,7 @@ int runner_run(const struct plan *p, const struct run_args *a, const char *load_
 	r->opts.precision = a->precision;
 	r->opts.max_time_s = a->precision > 0 ? a->max_time_s : 0;
 	r->opts.latency = a->latency;
+	r->opts.msg_size = a->msg_size;
 	snprintf(r->opts.target, sizeof(r->opts.target), "%s", a->target ? a->target : "");
 	snprintf(r->opts.tracer_cpu, sizeof(r->opts.tracer_cpu), "%s", a->tracer_cpu);
 	for (int i = 0; i < p->n && !signals_interrupted(); i++) {

@@ -107,6 +107,10 @@ int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall 
 		if (ops->variants[i] == variant)
 			t->vidx = i;
 	t->target = target;
+	if (target) {
+		snprintf(t->tp_system, sizeof(t->tp_system), "syscalls");
+		snprintf(t->tp_event, sizeof(t->tp_event), "%s", target->event);
+	}
 	t->threads = 1;
 	t->tracer_cpu = -1;
 	return 0;
@@ -115,6 +119,15 @@ int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall 
 void tracer_place_self(const struct tracer *t)
 {
 	cpus_pin_self(t->tracer_cpu);
+}
+
+int tracer_set_tracepoint(struct tracer *t, const char *target)
+{
+	if (!tt_tracepoint_split(target, t->tp_system, sizeof(t->tp_system), t->tp_event,
+				 sizeof(t->tp_event)))
+		return -1;
+	t->target = NULL;
+	return 0;
 }
 
 int tracer_supported(const struct tracer *t, char *reason, size_t len)

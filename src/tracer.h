@@ -49,6 +49,9 @@ struct workload;
 #define TT_HOOK_SYSCALL 0x1   /* a syscall: t->target */
 #define TT_HOOK_FUNC    0x2   /* a function call: t->func in t->func_path */
 #define TT_HOOK_USDT    0x4   /* a USDT site: t->workload->usdt in t->load_path */
+/* With TT_HOOK_SYSCALL: any tracepoint, --target SYSTEM:EVENT, in place of the
+ * syscall's own (t->tp_system, t->tp_event); without it the plan skips such a cell. */
+#define TT_HOOK_TRACEPOINT 0x8
 
 /* What the core may know about a tracer (tracer_ops.flags). */
 #define TT_F_AA         0x1   /* attaches nothing: its cell is the run's A/A test */
@@ -104,6 +107,12 @@ struct tracer {
 	const char *variant;         /* NULL or the part after '/' */
 	int vidx;                    /* index of variant in ops->variants; 0 without */
 	const struct tt_syscall *target; /* syscall hooked (--target); NULL: none */
+	/*
+	 * The tracepoint a TT_HOOK_TRACEPOINT tracer hooks: the target
+	 * syscall's syscalls:sys_enter_<name>, or --target SYSTEM:EVENT
+	 * (tracer_set_tracepoint(); target is then NULL). "" without either.
+	 */
+	char tp_system[32], tp_event[64];
 	const struct workload *workload;
 	const char *func;            /* function each op calls; NULL: none */
 	const char *func_path;       /* the ELF file that defines it */
@@ -142,6 +151,8 @@ void tracer_note(struct tracer *t, const char *fmt, ...)
 int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall *target,
 		char *err, size_t errlen);
 int tracer_supported(const struct tracer *t, char *reason, size_t len);
+/* --target SYSTEM:EVENT: hook that tracepoint, not a syscall. 0, or -1 if it is not one. */
+int tracer_set_tracepoint(struct tracer *t, const char *target);
 /*
  * The core calls ops only through these: they own the rules of tracer.h.
  * tracer_setup() tears down itself when setup fails (partial or not), so a

@@ -23,6 +23,7 @@
 #include "hist.h"
 #include "loops.h"
 #include "timer.h"
+#include "tcp.h"
 #include "workloads.h"
 
 /*
@@ -138,12 +139,39 @@ static __attribute__((noinline)) uint64_t loop_##id##_latency(uint64_t n)	\
 #include "workloads.def"
 
 /* In the order of workloads[]: both come from workloads.def. */
-static const struct loops table[] = {
-#define WORKLOAD(id, ...) { loop_##id, loop_##id##_inline, loop_##id##_latency },
+enum {
+#define WORKLOAD(id, ...) WL_INDEX_##id,
+#include "workloads.def"
+	WL_COUNT
+};
+static const struct loops table[WL_COUNT] = {
+#define WORKLOAD(id, ...) [WL_INDEX_##id] = { loop_##id, loop_##id##_inline, loop_##id##_latency },
+#include "workloads.def"
+};
+
+/* WL_THREAD lines; the other workloads' threads need nothing. */
+static const struct {
+	int (*begin)(int peer_cpu);
+	void (*end)(void);
+} thread_hooks[WL_COUNT] = {
+#define WL_THREAD(id, b, e) [WL_INDEX_##id] = { b, e },
 #include "workloads.def"
 };
 
 const struct loops *loops_of(const struct workload *w)
 {
 	return &table[w - workloads];
+}
+
+int loops_thread_begin(const struct workload *w, int peer_cpu)
+{
+	int (*begin)(int) = thread_hooks[w - workloads].begin;
+
+	return begin ? begin(peer_cpu) : 0;
+}
+
+void loops_thread_end(const struct workload *w)
+{
+	if (thread_hooks[w - workloads].end)
+		thread_hooks[w - workloads].end();
 }

@@ -19,6 +19,9 @@ void loops_init(void);
 extern long load_pid;
 /* The loops of a workload from workloads[] (workload_find). */
 const struct loops *loops_of(const struct workload *w);
+/* A workload thread's own state (WL_THREAD): before its first loop, after its last. */
+int loops_thread_begin(const struct workload *w, int peer_cpu);
+void loops_thread_end(const struct workload *w);
 /* Per-thread record buffer of the inline tracer; records made by this thread. */
 int inline_thread_init(void);
 uint64_t inline_thread_records(void);

@@ -23,11 +23,13 @@
 #include "cpus.h"
 #include "hist.h"
 #include "loops.h"
+#include "tcp.h"
 #include "workloads.h"
 
 struct worker {
 	pthread_t th;
 	int cpu;
+	int peer_cpu;              /* a helper thread of its own (tcp's peer) */
 	uint64_t ns, cycles, bad, records;
 	struct hist *lat;         /* --latency: ns of each op of the hot loop */
 	double timer_ns;          /* --latency: median of two reads back to back */
@@ -75,7 +77,7 @@ static void *worker_main(void *arg)
 	uint64_t t0, c0;
 
 	cpus_pin_self(w->cpu);
-	if (inline_mode && inline_thread_init())
+	if ((inline_mode && inline_thread_init()) || loops_thread_begin(wl, w->peer_cpu))
 		exit(4);
 	if (latency) {
 		struct hist floor;
@@ -96,6 +98,7 @@ static void *worker_main(void *arg)
 	w->cycles = tsc() - c0;
 	w->ns = mono_ns() - t0;
 	w->records = inline_mode ? inline_thread_records() : 0;
+	loops_thread_end(wl);
 	return NULL;
 }
 
@@ -167,11 +170,11 @@ static void report(int fd, struct worker *w)
 	len = (size_t)snprintf(buf, cap,
 		"{\"workload\":\"%s\",\"event\":\"%s\",\"pid\":%d,\"threads\":%d,"
 		"\"iterations\":%llu,\"warmup\":%llu,\"events\":%llu,\"bad\":%llu,\"recorded\":%lld,"
-		"\"tsc\":%s,\"per_thread\":[",
+		"\"bytes_per_op\":%u,\"tsc\":%s,\"per_thread\":[",
 		wl->name, wl->syscall ? wl->syscall : wl->func, (int)load_pid, nthreads, (unsigned long long)iterations,
 		(unsigned long long)warmup,
 		(unsigned long long)((iterations + warmup) * (uint64_t)nthreads),
-		(unsigned long long)bad, inline_mode ? (long long)records : -1LL,
+		(unsigned long long)bad, inline_mode ? (long long)records : -1LL, tcp_bytes_per_op,
 #ifdef HAVE_TSC
 		"true"
 #else
@@ -217,6 +220,7 @@ int main(int argc, char **argv)
 		{ "no-pin", no_argument, NULL, 'P' },
 		{ "latency", no_argument, NULL, 'L' },
 		{ "tsc-hz", required_argument, NULL, 'H' },
+		{ "msg-size", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int start_fd = -1, result_fd = 1, pin = 1, c, ncpus, cpus[1024];
@@ -243,6 +247,11 @@ int main(int argc, char **argv)
 		case 'P': pin = 0; break;
 		case 'L': latency = 1; break;
 		case 'H': tsc_hz = parse_u64(optarg, "tsc-hz"); break;
+		case 'm':
+			tcp_msg_size = (uint32_t)parse_u64(optarg, "msg size");
+			if (tcp_msg_size < 1 || tcp_msg_size > TCP_MSG_MAX)
+				usage_die("invalid msg size '%s'", optarg);
+			break;
 		default: exit(2);
 		}
 	}
@@ -270,6 +279,7 @@ int main(int argc, char **argv)
 	/* Threads are made after go, so a tracer attached to one task sees them all born. */
 	for (int i = 0; i < nthreads; i++) {
 		w[i].cpu = pin && ncpus ? cpus[i % ncpus] : -1;
+		w[i].peer_cpu = pin && ncpus ? cpus[(i + 1) % ncpus] : -1;
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
 			exit(4);
 	}

@@ -7,7 +7,11 @@
  * and asks the kernel whether it allows the hook.
  *
  * The program counts only the workload's tgid, written in start(): other
- * processes call getpid too.
+ * processes call getpid too. bpf:tp takes any tracepoint (--target
+ * SYSTEM:EVENT): its programs read no field of the context but the int
+ * after the common header (the syscall number, on a syscall tracepoint): on
+ * a tracepoint whose record is shorter the kernel refuses the attach
+ * (EACCES), and the cell skips.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,15 +55,33 @@ static void sc_destroy(void *skel)
 	syscall_bpf__destroy(skel);
 }
 
+/*
+ * What a cell hooks: bpf:tp the tracer's tracepoint (the syscall's, or the
+ * one --target names), bpf:rawtp and bpf:tpbtf sys_enter filtered on nr.
+ */
+struct sc_hook {
+	const char *system, *event;
+	uint32_t nr;
+};
+
+static struct sc_hook hook_of(const struct tracer *t)
+{
+	const struct tt_syscall *getpid = tt_syscall_find("getpid");
+
+	if (!*t->tp_system)	/* no target at all: what supported() probes */
+		return (struct sc_hook){ "syscalls", getpid->event, (uint32_t)getpid->nr };
+	return (struct sc_hook){ t->tp_system, t->tp_event, t->target ? (uint32_t)t->target->nr : 0 };
+}
+
 /* Open the skeleton and load only the cell's program: TT_OK, TT_SKIP, TT_FAIL. */
-static int sc_load(struct tt_bpf *b, const struct tt_syscall *target, char *err, size_t len)
+static int sc_load(struct tt_bpf *b, const struct sc_hook *h, char *err, size_t len)
 {
 	struct syscall_bpf *s = syscall_bpf__open();
 	int rc;
 
 	if (tt_bpf_open(b, s, s ? s->skeleton : NULL, sc_destroy, err, len))
 		return TT_FAIL;
-	s->rodata->target_nr = (uint32_t)target->nr;
+	s->rodata->target_nr = h->nr;
 	rc = tt_bpf_load(b, NULL, err, len);
 	if (rc != TT_OK)
 		return rc;
@@ -67,7 +89,7 @@ static int sc_load(struct tt_bpf *b, const struct tt_syscall *target, char *err,
 	return TT_OK;
 }
 
-static int sc_attach(struct tt_bpf *b, const struct tt_syscall *target, char *err, size_t len)
+static int sc_attach(struct tt_bpf *b, const struct sc_hook *h, char *err, size_t len)
 {
 	char eb[96];
 	int e;
@@ -75,7 +97,7 @@ static int sc_attach(struct tt_bpf *b, const struct tt_syscall *target, char *er
 	tt_bpf_capture();
 	switch (b->fam->hook) {
 	case F_TP:
-		b->link = bpf_program__attach_tracepoint(b->prog, "syscalls", target->event);
+		b->link = bpf_program__attach_tracepoint(b->prog, h->system, h->event);
 		break;
 	case F_RAWTP:
 		b->link = bpf_program__attach_raw_tracepoint(b->prog, "sys_enter");
@@ -88,11 +110,11 @@ static int sc_attach(struct tt_bpf *b, const struct tt_syscall *target, char *er
 		return TT_OK;
 	e = errno;
 	snprintf(err, len, "cannot attach BPF program '%s' to '%s': %s", b->prog_name,
-		 b->fam->hook == F_TP ? target->event : "sys_enter", tt_bpf_errstr(e, eb, sizeof(eb)));
+		 b->fam->hook == F_TP ? h->event : "sys_enter", tt_bpf_errstr(e, eb, sizeof(eb)));
 	return tt_bpf_attach_verdict(e);
 }
 
-static int hook_exists(int hook, const struct tt_syscall *target, char *reason, size_t len)
+static int hook_exists(int hook, const struct sc_hook *h, char *reason, size_t len)
 {
 	char file[128];
 
@@ -103,10 +125,10 @@ static int hook_exists(int hook, const struct tt_syscall *target, char *reason, 
 	}
 	if (hook != F_TP)
 		return 1;
-	snprintf(file, sizeof(file), "events/syscalls/%s/id", target->event);
+	snprintf(file, sizeof(file), "events/%s/%s/id", h->system, h->event);
 	if (tt_tracefs_has(file))
 		return 1;
-	snprintf(reason, len, "no tracepoint 'syscalls:%s' in tracefs: %s", target->event,
+	snprintf(reason, len, "no tracepoint '%s:%s' in tracefs: %s", h->system, h->event,
 		 strerror(errno));
 	return 0;
 }
@@ -136,18 +158,18 @@ static int prog_type_ok(int hook, char *reason, size_t len)
 /* Capabilities, program type, hook, then a trial load and attach. */
 static int sc_supported(const struct tracer *t, char *reason, size_t len)
 {
-	const struct tt_syscall *target = t->target ? t->target : tt_syscall_find("getpid");
+	struct sc_hook h = hook_of(t);
 	const struct tt_bpf_family *fam = tt_bpf_family(t);
 	struct tt_bpf b = { 0 };
 	int rc;
 
 	if (!tt_bpf_caps_ok(reason, len) || !prog_type_ok(fam->hook, reason, len) ||
-	    !hook_exists(fam->hook, target, reason, len))
+	    !hook_exists(fam->hook, &h, reason, len))
 		return TT_SKIP;
 	tt_bpf_init(&b, fam, t->vidx);
-	rc = sc_load(&b, target, reason, len);
+	rc = sc_load(&b, &h, reason, len);
 	if (rc == TT_OK)
-		rc = sc_attach(&b, target, reason, len);
+		rc = sc_attach(&b, &h, reason, len);
 	tt_bpf_release(&b);
 	if (rc != TT_OK)
 		return rc;
@@ -158,27 +180,30 @@ static int sc_supported(const struct tracer *t, char *reason, size_t len)
 static int sc_setup(struct tracer *t)
 {
 	struct tt_bpf *b = tt_bpf_new(t, sizeof(*b));
+	struct sc_hook h = hook_of(t);
 	int rc;
 
 	if (!b)
 		return TT_FAIL;
-	if (!t->target)
-		return tracer_error(t, "tracer '%s' needs a target syscall", t->name);
-	rc = sc_load(b, t->target, t->err, sizeof(t->err));
+	if (!*t->tp_system)
+		return tracer_error(t, "tracer '%s' needs a target syscall or tracepoint", t->name);
+	rc = sc_load(b, &h, t->err, sizeof(t->err));
 	return rc == TT_OK ? tt_bpf_loaded(t, b) : rc;
 }
 
 static int sc_start(struct tracer *t, pid_t pid)
 {
 	struct tt_bpf *b = t->priv;
+	struct sc_hook h = hook_of(t);
 
 	if (tt_bpf_arm(t, pid))
 		return TT_FAIL;
-	return sc_attach(b, t->target, t->err, sizeof(t->err)) == TT_OK ? 0 : TT_FAIL;
+	return sc_attach(b, &h, t->err, sizeof(t->err)) == TT_OK ? 0 : TT_FAIL;
 }
 
-const struct tracer_ops tracer_bpf_tp = TT_BPF_OPS("bpf:tp", TT_HOOK_SYSCALL,
-	"BPF program on the tracepoint syscalls:sys_enter_<name>", tt_bpf_variants, fam_tp, sc);
+const struct tracer_ops tracer_bpf_tp = TT_BPF_OPS("bpf:tp", TT_HOOK_SYSCALL | TT_HOOK_TRACEPOINT,
+	"BPF program on the tracepoint syscalls:sys_enter_<name> (or --target SYSTEM:EVENT)",
+	tt_bpf_variants, fam_tp, sc);
 
 const struct tracer_ops tracer_bpf_rawtp = TT_BPF_OPS("bpf:rawtp", TT_HOOK_SYSCALL,
 	"BPF program on the raw tracepoint sys_enter, filtering the syscall number",

@@ -1,9 +1,10 @@
 /*
- * ftrace:syscall and ftrace:raw: a syscall tracepoint recorded into the ring
- * buffer of our own tracefs instance. With no reader (the default) the
- * buffer is sized so that a run never wraps; the /read, /splice and /mmap
- * variants run a reader per CPU over a small buffer instead, the way
- * trace-cmd record does, and pay for its CPU time and wake-ups. The ring buffer's own counters
+ * ftrace:syscall and ftrace:raw: a syscall tracepoint (ftrace:syscall: or
+ * any tracepoint --target names) recorded into the ring buffer of our own
+ * tracefs instance. With no reader (the default) the buffer is sized so
+ * that a run never wraps; the /read, /splice and /mmap variants run a
+ * reader per CPU over a small buffer instead, the way trace-cmd record
+ * does, and pay for its CPU time and wake-ups. The ring buffer's own counters
  * give the hits, so a buffer too small or a reader too slow shows as lost
  * events, never as a quietly lower count.
  */
@@ -30,8 +31,8 @@ enum ftrace_mode { MODE_NOREAD, MODE_READ, MODE_SPLICE, MODE_MMAP };
 
 /* What tells ftrace:syscall from ftrace:raw (tracer_ops.data). */
 struct ftrace_family {
-	const char *system;
-	const char *event;		/* NULL: the target's sys_enter_<name> */
+	const char *system;		/* NULL: the tracer's tracepoint (t->tp_system) */
+	const char *event;		/* NULL: the tracer's tracepoint (t->tp_event) */
 	int filter_nr;			/* fires on every syscall: filter on the target's */
 	const enum ftrace_mode *modes;	/* of each variant, by t->vidx */
 	const char *hook_text;		/* --explain */
@@ -51,8 +52,8 @@ static const struct ftrace_family *family_of(const struct tracer *t)
 
 static void event_of(const struct tracer *t, const char **system, const char **event)
 {
-	*system = family_of(t)->system;
-	*event = family_of(t)->event ? family_of(t)->event : t->target->event;
+	*system = family_of(t)->system ? family_of(t)->system : t->tp_system;
+	*event = family_of(t)->event ? family_of(t)->event : t->tp_event;
 }
 
 /* The reader of each mode (MODE_NOREAD has none). */
@@ -258,8 +259,9 @@ _Static_assert(sizeof(syscall_modes) / sizeof(syscall_modes[0]) ==
 	       sizeof(syscall_variants) / sizeof(syscall_variants[0]) - 1, "a mode per variant");
 
 static const struct ftrace_family syscall_family = {
-	.system = "syscalls", .event = NULL, .filter_nr = 0, .modes = syscall_modes,
-	.hook_text = "the tracepoint syscalls:sys_enter_<name> fires, if our instance enabled it",
+	.system = NULL, .event = NULL, .filter_nr = 0, .modes = syscall_modes,
+	.hook_text = "the tracepoint syscalls:sys_enter_<name> (or --target's) fires, if our "
+		     "instance enabled it",
 };
 
 /* The first is the default: plain "ftrace:raw" measures what it always did. */
@@ -276,9 +278,10 @@ static const struct ftrace_family raw_family = {
 
 const struct tracer_ops tracer_ftrace_syscall = {
 	.name = "ftrace:syscall",
-	.hooks = TT_HOOK_SYSCALL,
-	.summary = "tracefs event syscalls:sys_enter_<target> into a ring buffer: no reader, "
-		   "or a reader per CPU using read(2), splice(2) or the mapped buffer",
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_TRACEPOINT,
+	.summary = "tracefs event syscalls:sys_enter_<target> (or --target SYSTEM:EVENT) into a "
+		   "ring buffer: no reader, or a reader per CPU using read(2), splice(2) or the "
+		   "mapped buffer",
 	.variants = syscall_variants,
 	.data = &syscall_family,
 	.supported = ftrace_supported,

@@ -1,6 +1,6 @@
 /*
- * perf:count: the syscall tracepoint through perf_event_open, counting
- * only; and what perf:sample (perf_sample.c) shares with it.
+ * perf:count: the syscall tracepoint (or the one --target names) through
+ * perf_event_open, counting only; and what perf:sample (perf_sample.c) shares with it.
  *
  * Both follow the workload with inherit = 1: its threads are created after
  * start(), and inherited events fold their counts into the parent event when
@@ -47,7 +47,7 @@ void tt_perf_attr(struct perf_event_attr *attr, long tp_id, const struct tt_perf
 
 static long target_id(const struct tracer *t)
 {
-	return tt_tracefs_event_id("syscalls", t->target->event);
+	return tt_tracefs_event_id(t->tp_system, t->tp_event);
 }
 
 /* The real thing: open the tracepoint on ourselves, as start() will on the workload. */
@@ -59,8 +59,8 @@ int tt_perf_supported(const struct tracer *t, char *reason, size_t len)
 	int fd, err;
 
 	if (id < 0) {
-		snprintf(reason, len, "cannot read id of tracepoint 'syscalls:%s': %s",
-			 t->target->event, strerror(errno));
+		snprintf(reason, len, "cannot read id of tracepoint '%s:%s': %s",
+			 t->tp_system, t->tp_event, strerror(errno));
 		return TT_SKIP;
 	}
 	tt_perf_attr(&attr, id, t->ops->data);
@@ -72,11 +72,11 @@ int tt_perf_supported(const struct tracer *t, char *reason, size_t len)
 	err = errno;
 	if ((err == EACCES || err == EPERM) &&
 	    !read_file_str("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid)))
-		snprintf(reason, len, "perf_event_open of tracepoint 'syscalls:%s' failed: %s "
-			 "(perf_event_paranoid is %s)", t->target->event, strerror(err), paranoid);
+		snprintf(reason, len, "perf_event_open of tracepoint '%s:%s' failed: %s "
+			 "(perf_event_paranoid is %s)", t->tp_system, t->tp_event, strerror(err), paranoid);
 	else
-		snprintf(reason, len, "perf_event_open of tracepoint 'syscalls:%s' failed: %s",
-			 t->target->event, strerror(err));
+		snprintf(reason, len, "perf_event_open of tracepoint '%s:%s' failed: %s",
+			 t->tp_system, t->tp_event, strerror(err));
 	return TT_SKIP;
 }
 
@@ -84,8 +84,8 @@ int tt_perf_tp(struct tracer *t, long *id)
 {
 	*id = target_id(t);
 	if (*id < 0)
-		return tracer_error(t, "cannot read id of tracepoint 'syscalls:%s': %s",
-				    t->target->event, strerror(errno));
+		return tracer_error(t, "cannot read id of tracepoint '%s:%s': %s",
+				    t->tp_system, t->tp_event, strerror(errno));
 	return TT_OK;
 }
 
@@ -115,8 +115,8 @@ static int count_start(struct tracer *t, pid_t pid)
 	tt_perf_attr(&attr, p->tp_id, NULL);
 	p->fd = tt_perf_open(&attr, pid, -1);
 	if (p->fd < 0)
-		return tracer_error(t, "cannot open perf event on 'syscalls:%s' for pid %d: %s",
-				    t->target->event, (int)pid, strerror(errno));
+		return tracer_error(t, "cannot open perf event on '%s:%s' for pid %d: %s",
+				    t->tp_system, t->tp_event, (int)pid, strerror(errno));
 	if (ioctl(p->fd, PERF_EVENT_IOC_ENABLE, 0))
 		return tracer_error(t, "cannot enable perf event: %s", strerror(errno));
 	return 0;
@@ -162,8 +162,8 @@ static void count_teardown(struct tracer *t)
 
 const struct tracer_ops tracer_perf_count = {
 	.name = "perf:count",
-	.hooks = TT_HOOK_SYSCALL,
-	.summary = "perf_event_open on the syscall tracepoint, counting only",
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_TRACEPOINT,
+	.summary = "perf_event_open on the syscall tracepoint (or --target SYSTEM:EVENT), counting only",
 	.supported = tt_perf_supported,
 	.setup = count_setup,
 	.start = count_start,

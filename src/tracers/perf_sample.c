@@ -168,7 +168,7 @@ static int ring_open(struct tracer *t, struct ring *r, pid_t pid, int cpu)
 	}
 	if (r->fd < 0)
 		return errno == ENODEV ? 1 : tracer_error(t, "cannot open perf event on "
-			"'syscalls:%s' for pid %d cpu %d: %s", t->target->event, (int)pid, cpu, strerror(errno));
+			"'%s:%s' for pid %d cpu %d: %s", t->tp_system, t->tp_event, (int)pid, cpu, strerror(errno));
 	r->len = (p->pages + 1) * psz;
 	r->base = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 	if (r->base == MAP_FAILED) {
@@ -292,7 +292,7 @@ static void sample_teardown(struct tracer *t)
 
 const struct tracer_ops tracer_perf_sample = {
 	.name = "perf:sample",
-	.hooks = TT_HOOK_SYSCALL,
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_TRACEPOINT,
 	.summary = "perf_event_open on the syscall tracepoint, each event sampled "
 		   "into per-CPU mmap rings and consumed",
 	.data = &sampling,
