@@ -25,7 +25,8 @@ static int add_tracer(struct run_args *a, const char *name, char *err, size_t er
 }
 
 /* Every tracer name there is: families, with each variant spelt out. */
-static int for_each_name(int (*fn)(const char *name, void *arg), void *arg)
+static int for_each_name(int (*fn)(const struct tracer_ops *ops, const char *name, void *arg),
+			 void *arg)
 {
 	char name[128];
 
@@ -33,13 +34,13 @@ static int for_each_name(int (*fn)(const char *name, void *arg), void *arg)
 		const struct tracer_ops *ops = tracer_table[i];
 
 		if (!ops->variants) {
-			if (fn(ops->name, arg))
+			if (fn(ops, ops->name, arg))
 				return 1;
 			continue;
 		}
 		for (int v = 0; ops->variants[v]; v++) {
 			snprintf(name, sizeof(name), "%s/%s", ops->name, ops->variants[v]);
-			if (fn(name, arg))
+			if (fn(ops, name, arg))
 				return 1;
 		}
 	}
@@ -48,11 +49,24 @@ static int for_each_name(int (*fn)(const char *name, void *arg), void *arg)
 
 struct glob_arg { struct run_args *a; const char *pat; int matched; char *err; size_t errlen; };
 
-static int add_if_match(const char *name, void *p)
+/*
+ * A pattern, "all", or a group: "@tools" (whole tools: strace, bpftrace...)
+ * and "@mechanisms" (everything else, the baselines included).
+ */
+static int matches(const struct tracer_ops *ops, const char *pat, const char *name)
+{
+	if (!strcmp(pat, "@tools"))
+		return (ops->flags & TT_F_TOOL) != 0;
+	if (!strcmp(pat, "@mechanisms"))
+		return !(ops->flags & TT_F_TOOL);
+	return !strcmp(pat, "all") || !fnmatch(pat, name, 0);
+}
+
+static int add_if_match(const struct tracer_ops *ops, const char *name, void *p)
 {
 	struct glob_arg *g = p;
 
-	if (fnmatch(g->pat, name, 0) && strcmp(g->pat, "all"))
+	if (!matches(ops, g->pat, name))
 		return 0;
 	g->matched++;
 	return add_tracer(g->a, name, g->err, g->errlen) ? 1 : 0;
@@ -64,13 +78,14 @@ int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errl
 	int ret = 0;
 
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		if (strpbrk(tok, "*?[") || !strcmp(tok, "all")) {
+		if (strpbrk(tok, "*?[") || !strcmp(tok, "all") || *tok == '@') {
 			struct glob_arg g = { a, tok, 0, err, errlen };
 
 			if (for_each_name(add_if_match, &g))
 				ret = -1;
 			else if (!g.matched) {
-				snprintf(err, errlen, "no tracer matches '%s' (see 'tracetax list')", tok);
+				snprintf(err, errlen, *tok == '@' ? "unknown group '%s' (@tools, @mechanisms)" :
+					 "no tracer matches '%s' (see 'tracetax list')", tok);
 				ret = -1;
 			}
 			continue;
@@ -283,9 +298,10 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		FAIL("--precision calibrates each cell: it does not take --iterations");
 	if (a->precision > 0 && !a->max_time_s)
 		a->max_time_s = CLI_DEFAULT_MAX_TIME_S;
+	/* tools take a second or more to start, each run: they are asked for by name */
 	if (!have_tracers) {
 		a->tracers_default = true;
-		if (cli_add_tracers(a, "all", err, errlen))
+		if (cli_add_tracers(a, "@mechanisms", err, errlen))
 			return -1;
 	}
 	return 0;

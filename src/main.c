@@ -17,6 +17,7 @@
 #include "runner.h"
 #include "signals.h"
 #include "tracefs_util.h"
+#include "tracers/tool.h"
 #include "util.h"
 #include "version.h"
 
@@ -37,8 +38,9 @@ static const char usage_run[] =
 	"usage: tracetax run [options]\n"
 	"\n"
 	"  -w, --workload LIST     workloads (see 'tracetax list'); default getpid\n"
-	"  -t, --tracer LIST       tracers or patterns ('bpf:tp/*', 'all'); default:\n"
-	"                          every tracer that can hook the workload\n"
+	"  -t, --tracer LIST       tracers, patterns ('bpf:tp/*', 'all') or groups\n"
+	"                          (@tools: strace, bpftrace...; @mechanisms); default:\n"
+	"                          every mechanism that can hook the workload\n"
 	"  -T, --threads LIST      thread counts, one thread pinned per CPU; default 1\n"
 	"  -r, --reps N            baseline/traced pairs per cell; default 5\n"
 	"      --run-ms N          calibrate each run (baseline and traced, each on\n"
@@ -168,6 +170,10 @@ static int cmd_run(int argc, char **argv)
 	tracefs_cleanup_stale(&removed);
 	if (removed)
 		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
+	removed = 0;
+	tool_cleanup_stale(&removed);
+	if (removed)
+		warning("removed %d tool directory(ies) left by a killed tracetax", removed);
 	environment_collect(&r.env);
 	ret = runner_run(&p, &a, find_load(), &r, a.quiet ? NULL : stderr);
 	if (ret >= 128)
@@ -213,16 +219,19 @@ static int cmd_cleanup(int argc, char **argv)
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			puts("usage: tracetax cleanup\n\nRemoves tracefs instances and uprobe events left by a\n"
-			     "tracetax that was killed (SIGKILL); those of running ones stay.");
+			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe events and tool\n"
+			     "directories left by a tracetax that was killed (SIGKILL); those of running\n"
+			     "ones stay.");
 			return 0;
 		}
 		die_usage("unexpected argument '%s' (see 'tracetax cleanup --help')", argv[1]);
 	}
-	if (tracefs_cleanup_stale(&removed))
-		return 1;
-	printf("removed %d leftover item(s)\n", removed);
-	return 0;
+	int tools = 0, rc = tracefs_cleanup_stale(&removed);
+
+	if (tool_cleanup_stale(&tools))
+		rc = -1;
+	printf("removed %d leftover item(s)\n", removed + tools);
+	return rc ? 1 : 0;
 }
 
 int main(int argc, char **argv)

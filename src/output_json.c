@@ -121,6 +121,8 @@ static json_t *run_json(const struct rep *r)
 
 	if (!o)
 		die("out of memory");
+	json_object_set_new(o, "startup_ms", num(r->startup_ms > 0 ? r->startup_ms : NAN));
+	json_object_set_new(o, "shutdown_ms", num(r->shutdown_ms > 0 ? r->shutdown_ms : NAN));
 	json_object_set_new(o, "wall_ms", num(r->wall_ms));
 	json_object_set_new(o, "steal_ms", num(r->steal_ms));
 	json_object_set_new(o, "cpu_mhz", pair(r->mhz_min, r->mhz_max));
@@ -147,6 +149,9 @@ static void cell_stats(json_t *o, const struct cell *c)
 		json_pack("{s:o, s:o, s:s}",
 			  "target_pct", c->precision_pct > 0 ? json_real(c->precision_pct) : json_null(),
 			  "reached_pct", num(c->reached_pct), "ended_by", end_name(c->ended_by)));
+	json_object_set_new(o, "startup_ms", ok && c->startup_ms > 0 ? num(c->startup_ms) : json_null());
+	json_object_set_new(o, "shutdown_ms", ok && c->shutdown_ms > 0 ? num(c->shutdown_ms)
+								: json_null());
 	json_object_set_new(o, "steal_pct", ok ? num(c->steal_pct) : json_null());
 	json_object_set_new(o, "cpu_mhz", ok ? pair(c->mhz_min, c->mhz_max) : json_null());
 }

@@ -16,11 +16,11 @@
 #define FIELD 96
 
 enum col { COL_TRACER, COL_WORKLOAD, COL_THREADS, COL_BASE, COL_TRACED, COL_OVERHEAD,
-	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, NCOLS };
+	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, COL_TOOL, NCOLS };
 
 static const char *const col_head[NCOLS] = {
 	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
-	"slowdown", "hits/events", "lost", "tracer cpu",
+	"slowdown", "hits/events", "lost", "tracer cpu", "start/exit ms",
 };
 /* text columns align left, numbers right */
 static const bool col_left[NCOLS] = { true, true };
@@ -88,12 +88,26 @@ static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
 		format_ns(f[COL_READER], FIELD, c->consumer_ns_per_event);
 	else
 		snprintf(f[COL_READER], FIELD, "-");
+	/* a tool's start-up and shut-down: what it costs before and after the events */
+	if (c->startup_ms > 0)
+		snprintf(f[COL_TOOL], FIELD, "%.3g/%.3g", c->startup_ms,
+			 c->shutdown_ms > 0 ? c->shutdown_ms : NAN);
+	else
+		snprintf(f[COL_TOOL], FIELD, "-");
 }
 
 static bool any_reader(const struct results *r)
 {
 	for (int i = 0; i < r->ncells; i++)
 		if (r->cells[i].status == CELL_OK && r->cells[i].consumer_ns_per_event > 0)
+			return true;
+	return false;
+}
+
+static bool any_tool(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && r->cells[i].startup_ms > 0)
 			return true;
 	return false;
 }
@@ -120,6 +134,7 @@ static void plan_layout(const struct results *r, struct layout *l)
 	l->show[COL_WORKLOAD] = varies(r, true);
 	l->show[COL_THREADS] = varies(r, false);
 	l->show[COL_READER] = any_reader(r);
+	l->show[COL_TOOL] = any_tool(r);
 	for (int i = 0; i < r->ncells; i++) {
 		if (r->cells[i].status != CELL_OK)
 			continue;
@@ -269,16 +284,17 @@ static void print_unmeasured(FILE *out, const struct results *r, const struct la
 	}
 }
 
-static void print_footer(FILE *out, const struct style *st, bool reader)
+static void print_footer(FILE *out, const struct style *st, bool reader, bool tool)
 {
 	fprintf(out, "%s"
 		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
 		"per event, mean [95%% CI, Student's t over paired reps]; slowdown: traced / base;\n"
 		"noise floor: the largest overhead the A/A cell (none) allows; hits/events: events the\n"
 		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
-		"dropped or overwritten%s%s\n",
+		"dropped or overwritten%s%s%s\n",
 		st->dim, reader ? "; tracer cpu: CPU ns per event of our reader,\n"
-		"supervisor or ptrace helper" : "", st->reset);
+		"supervisor or ptrace helper" : "", tool ? ";\nstart/exit ms: a tool's launch to "
+		"attached, and the workload's end (or detach) to the tool's exit, mean" : "", st->reset);
 }
 
 void output_table(const struct results *r, FILE *out, bool colour)
@@ -313,6 +329,6 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	}
 	if (measured) {
 		fputc('\n', out);
-		print_footer(out, st, l.show[COL_READER]);
+		print_footer(out, st, l.show[COL_READER], l.show[COL_TOOL]);
 	}
 }

@@ -163,6 +163,11 @@ int tracer_setup(struct tracer *t)
 	return rc;
 }
 
+char *const *tracer_wrap(struct tracer *t)
+{
+	return t && t->ops->wrap ? t->ops->wrap(t) : NULL;
+}
+
 int tracer_spawned(struct tracer *t, pid_t pid)
 {
 	return fault(t, "spawned", t->ops->spawned ? t->ops->spawned(t, pid) : TT_OK);

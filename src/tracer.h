@@ -27,6 +27,8 @@ struct tt_hits {
 	int64_t lost;        /* events it saw but lost (overwritten, dropped) */
 	int64_t stops;       /* ptrace: every stop it serviced; else -1 */
 	double consumer_ns;  /* CPU time of a reader/supervisor we run; 0 if none */
+	double startup_ms;   /* a tool: launch to attached; 0 if none */
+	double shutdown_ms;  /* a tool: detach (or the workload's exit) to its exit; 0 if none */
 };
 
 struct tracer;
@@ -39,6 +41,7 @@ struct workload;
 
 /* What the core may know about a tracer (tracer_ops.flags). */
 #define TT_F_AA         0x1   /* attaches nothing: its cell is the run's A/A test */
+#define TT_F_TOOL       0x2   /* an external tool (@tools): not in @mechanisms, the default plan */
 
 struct tracer_ops {
 	const char *name;             /* stable: "ptrace:all", "bpf:tp" */
@@ -59,13 +62,24 @@ struct tracer_ops {
 	int (*supported)(const struct tracer *t, char *reason, size_t len);
 	/* Once per cell: load programs, create the tracefs instance... */
 	int (*setup)(struct tracer *t);
+	/*
+	 * A tool that wraps the workload (strace -f -o FILE ...): the words to
+	 * put before the workload's command line, NULL-terminated, the first an
+	 * absolute path; NULL: this run is not wrapped. Called in the parent
+	 * before fork. The pid spawned() gets is then the tool's, the workload
+	 * is its child, and start() gets the workload's pid from its ready line.
+	 */
+	char *const *(*wrap)(struct tracer *t);
 	/* In the forked child, before exec (seccomp filters). Return -1 on error. */
 	int (*child_prep)(struct tracer *t);
 	/* In the parent right after fork, before the workload is ready. */
 	int (*spawned)(struct tracer *t, pid_t pid);
-	/* After the workload is ready and before it is told to go. */
+	/* After the workload is ready and before it is told to go; @pid: the workload's. */
 	int (*start)(struct tracer *t, pid_t pid);
-	/* After the workload wrote its result (and exited): counts, detach. */
+	/*
+	 * After the workload wrote its result (and exited): counts, detach.
+	 * For a run that wraps, also after a failed one that never started.
+	 */
 	int (*stop)(struct tracer *t, struct tt_hits *out);
 	/* Always called, also after a partial setup or a failed run. */
 	void (*teardown)(struct tracer *t);
@@ -127,6 +141,7 @@ int tracer_supported(const struct tracer *t, char *reason, size_t len);
  * nothing is left behind: "bpf:tp/count@setup,ptrace:all@stop".
  */
 int tracer_setup(struct tracer *t);
+char *const *tracer_wrap(struct tracer *t);
 int tracer_spawned(struct tracer *t, pid_t pid);
 int tracer_start(struct tracer *t, pid_t pid);
 int tracer_stop(struct tracer *t, struct tt_hits *out);
