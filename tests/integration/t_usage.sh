@@ -22,7 +22,7 @@ bad "unknown option" list --frob
 bad "invalid --precision" run --precision 0
 bad "is the budget of --precision" run --max-time 9
 # one hint per line: the parser's own "(see 'tracetax list')" is enough
-"$TT" run -t strace >"$TMP/out" 2>"$TMP/err"
+"$TT" run -t nosuchtracer >"$TMP/out" 2>"$TMP/err"
 [ "$(grep -o "(see '" "$TMP/err" | wc -l)" = 1 ] || fail "want one hint: $(cat "$TMP/err")"
 "$TT" run --reps 0 >"$TMP/out" 2>"$TMP/err"
 grep -q "(see 'tracetax run --help')" "$TMP/err" || fail "want the --help hint: $(cat "$TMP/err")"
