@@ -176,6 +176,7 @@ static json_t *cell_json(const struct cell *c)
 	if (!o || !runs)
 		die("out of memory");
 	cell_stats(o, c);
+	json_object_set_new(o, "verified_syscall", str_or_null(c->verified_syscall));
 	json_object_set_new(o, "disturbed", json_boolean(c->disturbed));
 	json_object_set_new(o, "disturbed_by", str_or_null(c->disturbed_by));
 	json_object_set_new(o, "tracer_note", str_or_null(c->tracer_note));

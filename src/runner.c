@@ -13,6 +13,7 @@
 #include "cell.h"
 #include "runner.h"
 #include "signals.h"
+#include "syscheck.h"
 #include "util.h"
 
 /*
@@ -128,6 +129,10 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 		c->status = rc == TT_SKIP ? CELL_SKIPPED : CELL_FAILED;
 		return -1;
 	}
+	/* the syscall the workload's ops make, seen by the kernel once per run */
+	if (syscheck_workload(c->workload, load_path, c->verified_syscall, sizeof(c->verified_syscall),
+			      err, sizeof(err)) == SYSCHECK_MISMATCH)
+		return cell_fail(c, "%s", err);
 	vmstat_init(&x->vm, c->threads);
 	if (x->a->iterations) {
 		x->base.spec.iterations = x->traced.spec.iterations = x->a->iterations;
