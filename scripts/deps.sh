@@ -10,9 +10,10 @@ set -eu
 BUILD="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
 systemtap-sdt-dev"
-# What the tests use besides the build: JSON checks, process checks, and
-# setpriv to run the unprivileged part as nobody.
-TOOLS="python3 python3-jsonschema procps util-linux"
+# What the tests use besides the build: JSON checks, process checks,
+# setpriv to run the unprivileged part as nobody, and the tools measured
+# as tracers (strace, bpftrace, perf).
+TOOLS="python3 python3-jsonschema procps util-linux strace bpftrace linux-perf"
 
 # missing_packages PKG...: those of PKG that dpkg does not have installed.
 # dpkg-query names only the packages it knows, and complains about the
