@@ -31,6 +31,8 @@ struct run_args {
 	                                  is this % of the overhead */
 	int max_time_s;                /* the run's budget for --precision */
 	bool no_wait;                  /* another measurement running: exit 2 */
+	const char *tool_ready;        /* --ready, --hits: EREs on a cmd: tracer's output */
+	const char *tool_hits;
 };
 
 /* --precision without --max-time: the run may take this long. */

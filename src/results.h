@@ -48,11 +48,11 @@ struct rep {
 struct cell {
 	/* what */
 	char workload[32];
-	char tracer[64];
+	char tracer[256];
 	char target[32];          /* syscall hooked; "" when the tracer hooks none */
 	char verified_syscall[32]; /* what the workload's ops made, seen by the kernel; "" */
 	int threads;
-	char id[160];             /* the plan's identity of the cell */
+	char id[400];             /* the plan's identity of the cell */
 	uint64_t seed;            /* its own seed: rep order, bootstrap */
 	bool aa;                  /* an A/A cell: its tracer attaches nothing */
 	/* how it went */

@@ -119,6 +119,8 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 	c->aa = x->t.ops->flags & TT_F_AA;
 	x->t.threads = c->threads;
 	x->t.tracer_cpu = plan_tracer_cpu(x->a->tracer_cpu);
+	x->t.tool_ready = x->a->tool_ready;
+	x->t.tool_hits = x->a->tool_hits;
 	plan_bind(&x->t, c->workload, load_path);
 	if (!plan_hooks_ok(x->t.ops->hooks, x->t.workload, c->target, c->reason, sizeof(c->reason))) {
 		c->status = CELL_SKIPPED;

@@ -56,6 +56,12 @@ struct tracer_ops {
 	 */
 	const void *data;
 	/*
+	 * A family whose name takes an argument after ':' (cmd:'TEMPLATE'):
+	 * checks it when the name is parsed, 0 or -1 with one line in @err.
+	 * The argument is then t->variant. NULL: a name without one.
+	 */
+	int (*parse_arg)(const char *arg, char *err, size_t len);
+	/*
 	 * TT_OK when the tracer can run here, else TT_SKIP with the kernel's or
 	 * the system's reason in @reason. Must probe, not guess.
 	 */
@@ -87,7 +93,7 @@ struct tracer_ops {
 
 struct tracer {
 	const struct tracer_ops *ops;
-	char name[64];               /* full name: "bpf:tp/count" */
+	char name[256];              /* full name: "bpf:tp/count", "cmd:'strace -f {cmd}'" */
 	const char *variant;         /* NULL or the part after '/' */
 	int vidx;                    /* index of variant in ops->variants; 0 without */
 	const struct tt_syscall *target; /* syscall hooked (--target); NULL: none */
@@ -100,6 +106,8 @@ struct tracer {
 	int threads;
 	int64_t events_hint;         /* events one run will make, to size buffers */
 	const char *load_path;       /* the tracetax-load binary */
+	const char *tool_ready;      /* --ready, --hits: EREs for cmd: tracers; NULL: none */
+	const char *tool_hits;
 	void *priv;
 	char err[TT_REASON_MAX];     /* why the last call failed or skipped */
 	/*
@@ -112,7 +120,10 @@ struct tracer {
 
 /* Registry (tracers/registry.c). */
 extern const struct tracer_ops *const tracer_table[];
-/* "bpf:tp/count" -> the ops of "bpf:tp" and variant "count" (default when none). */
+/* The family of "cmd:ARG" (or bare "cmd"): one that takes an argument; NULL: none. */
+const struct tracer_ops *tracer_ops_with_arg(const char *full);
+/* "bpf:tp/count" -> the ops of "bpf:tp" and variant "count" (default when none);
+ * "cmd:ARG" -> the ops of "cmd" and ARG, checked by its parse_arg. */
 const struct tracer_ops *tracer_ops_find(const char *full, const char **variant_out,
 					 char *err, size_t errlen);
 

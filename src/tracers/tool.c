@@ -19,9 +19,12 @@
 #include "tool.h"
 #include "tool_proc.h"
 
+/* The tool's own once set up (a cmd: template builds its own), else the family's. */
 static const struct tool_spec *spec_of(const struct tracer *t)
 {
-	return t->ops->data;
+	const struct tool *tl = t->priv;
+
+	return tl ? tl->spec : t->ops->data;
 }
 
 int tool_supported(const struct tracer *t, char *reason, size_t len)
@@ -38,7 +41,11 @@ int tool_supported(const struct tracer *t, char *reason, size_t len)
 
 int tool_setup(struct tracer *t)
 {
-	const struct tool_spec *spec = spec_of(t);
+	return tool_setup_spec(t, t->ops->data);
+}
+
+int tool_setup_spec(struct tracer *t, const struct tool_spec *spec)
+{
 	struct tool *tl = calloc(1, sizeof(*tl));
 
 	if (!tl)
@@ -144,8 +151,17 @@ static int launch(struct tracer *t, struct tool *tl, pid_t pid)
 	tl->pidfd = (int)syscall(SYS_pidfd_open, tl->pid, 0);
 	if (tl->pidfd < 0)
 		return tracer_error(t, "pidfd_open of '%s': %s", tl->spec->prog, strerror(errno));
-	if (tool_wait_output(tl, tl->spec->ready, TOOL_READY_MS, t->err, sizeof(t->err)))
-		return TT_FAIL;
+	if (tl->spec->ready)
+		return tool_wait_output(tl, tl->spec->ready, TOOL_READY_MS, t->err, sizeof(t->err)) ?
+		       TT_FAIL : TT_OK;
+	/* nothing it prints says so (a cmd: without --ready): attached if alive after a grace */
+	if (tool_wait_exit(tl, TOOL_GRACE_MS) == 0 || signals_interrupted()) {
+		char words[200];
+
+		tool_last_words(tl, words, sizeof(words));
+		return tracer_error(t, "'%s' %s before it was attached: %s", tl->spec->prog,
+				    signals_interrupted() ? "interrupted" : "exited", words);
+	}
 	return TT_OK;
 }
 

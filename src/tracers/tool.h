@@ -50,7 +50,8 @@ enum tool_mode { TOOL_WRAP, TOOL_ATTACH };
 struct tool_spec {
 	const char *prog;        /* looked up in PATH */
 	enum tool_mode mode;
-	const char *ready;       /* attach: an ERE its stdout or stderr matches once attached */
+	const char *ready;       /* attach: an ERE its stdout or stderr matches once attached;
+	                            NULL: attached if still running after TOOL_GRACE_MS */
 	const char *harmless;    /* an ERE: stderr lines that are no complaint; NULL: none */
 	int detach_signal;       /* attach: what makes it detach, print and exit; 0: it
 	                            leaves by itself once the workload is gone */
@@ -80,6 +81,8 @@ struct tool {
 /* The generic ops: a tool file's ops take these, with .data = its spec. */
 int tool_supported(const struct tracer *t, char *reason, size_t len);
 int tool_setup(struct tracer *t);
+/* tool_setup with a spec of the tracer's own (cmd:), which outlives the tool. */
+int tool_setup_spec(struct tracer *t, const struct tool_spec *spec);
 char *const *tool_wrap(struct tracer *t);
 int tool_child_prep(struct tracer *t);
 int tool_spawned(struct tracer *t, pid_t pid);

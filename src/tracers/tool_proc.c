@@ -61,6 +61,14 @@ int tool_which(const char *prog, char *buf, size_t len)
 {
 	const char *path = getenv("PATH");
 
+	if (strchr(prog, '/')) {	/* a path: made absolute, the tool runs in its directory */
+		char abs[PATH_MAX];
+
+		if (!realpath(prog, abs) || access(abs, X_OK))
+			return -1;
+		snprintf(buf, len, "%s", abs);
+		return 0;
+	}
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {

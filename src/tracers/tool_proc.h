@@ -8,6 +8,7 @@
 #include "tool.h"
 
 #define TOOL_READY_MS 30000   /* bpftrace compiles and loads in ~0.5 s here; a loaded VM takes longer */
+#define TOOL_GRACE_MS 1000    /* a tool that cannot say it is attached: assumed after this */
 #define TOOL_EXIT_MS 30000    /* perf writes its file, strace its summary */
 
 void tool_argv_reset(struct tool_argv *av, const char *prog);
