@@ -12,8 +12,8 @@ libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
 systemtap-sdt-dev"
 # What the tests use besides the build: JSON checks, process checks,
 # setpriv to run the unprivileged part as nobody, and the tools measured
-# as tracers (strace, bpftrace, perf).
-TOOLS="python3 python3-jsonschema procps util-linux strace bpftrace linux-perf"
+# as tracers (strace, bpftrace, perf, ltrace, uftrace).
+TOOLS="python3 python3-jsonschema procps util-linux strace bpftrace linux-perf ltrace uftrace"
 
 # missing_packages PKG...: those of PKG that dpkg does not have installed.
 # dpkg-query names only the packages it knows, and complains about the

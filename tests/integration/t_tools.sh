@@ -44,6 +44,24 @@ PY
 python3 tests/validate_json.py "$TMP/r.json" docs/schema.json || fail "schema validation"
 assert_clean
 
+# The user-space tools, each on a workload whose call it hooks: exact counts
+for t in $(available '*' function tools); do
+	w=$([ "$t" = uftrace ] && echo func || echo getpid-libc)
+	"$TT" run -q -w "$w" -t "$t" -T 1,2 -n 5000 --reps 2 --json "$TMP/u.json" >"$TMP/out" 2>&1 ||
+		fail "$t on $w failed: $(cat "$TMP/out")"
+	python3 - "$TMP/u.json" <<'PY' || exit 1
+import json, sys
+for c in json.load(open(sys.argv[1]))["cells"]:
+    want = c["threads"] * (5000 + c["warmup"])
+    for r in c["runs"]:
+        if c["status"] != "ok" or r["hits"] != want or r["events"] != want or r["lost"]:
+            print("FAIL: %s %s %dT: %s, hits %s, lost %s, events %s, want %d: %s" % (c["tracer"],
+                  c["workload"], c["threads"], c["status"], r["hits"], r["lost"], r["events"], want, c["reason"]))
+            sys.exit(1)
+PY
+	assert_clean
+done
+
 # The post's predicate needs a path: stat-libc has one (newfstatat on glibc 2.36)
 if available bpftrace:filter syscall tools | grep -q .; then
 	"$TT" run -q -w stat-libc -t bpftrace:filter,bpftrace -n 20000 --reps 1 --json "$TMP/f.json" >"$TMP/out" 2>&1 ||
