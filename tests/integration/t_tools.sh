@@ -47,7 +47,10 @@ assert_clean
 # The user-space tools, each on a workload whose call it hooks: exact counts
 for t in $(available '*' function tools); do
 	w=$([ "$t" = uftrace ] && echo func || echo getpid-libc)
-	"$TT" run -q -w "$w" -t "$t" -T 1,2 -n 5000 --reps 2 --json "$TMP/u.json" >"$TMP/out" 2>&1 ||
+	# ltrace 0.7.3 returns a wrong value now and then to one of two threads
+	# (docs/tracers.md): its cell then fails, rightly; it is tested on one
+	T=$([ "$t" = ltrace ] && echo 1 || echo 1,2)
+	"$TT" run -q -w "$w" -t "$t" -T "$T" -n 5000 --reps 2 --json "$TMP/u.json" >"$TMP/out" 2>&1 ||
 		fail "$t on $w failed: $(cat "$TMP/out")"
 	python3 - "$TMP/u.json" <<'PY' || exit 1
 import json, sys
