@@ -11,9 +11,10 @@ BUILD="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
 systemtap-sdt-dev"
 # What the tests use besides the build: JSON checks, process checks,
-# setpriv to run the unprivileged part as nobody, and a browser to load
-# the HTML report in (t_report.sh).
-TOOLS="python3 python3-jsonschema procps util-linux chromium"
+# setpriv to run the unprivileged part as nobody, a browser to load the
+# HTML report in (t_report.sh), and the tools measured as tracers (strace,
+# bpftrace, perf, ltrace, uftrace).
+TOOLS="python3 python3-jsonschema procps util-linux chromium strace bpftrace linux-perf ltrace uftrace"
 
 # missing_packages PKG...: those of PKG that dpkg does not have installed.
 # dpkg-query names only the packages it knows, and complains about the

@@ -144,13 +144,15 @@ static int tracefs_items(struct items *it)
  * cell being measured is not "another tracer". /proc/self/fdinfo is the
  * only way to map an fd to its program id without a syscall per fd.
  */
-static size_t our_prog_ids(__u32 *ids, size_t max)
+static size_t prog_ids_of(const char *pid, __u32 *ids, size_t max)
 {
-	DIR *d = opendir("/proc/self/fd");
+	char dir[64];
+	DIR *d;
 	struct dirent *e;
 	size_t n = 0;
 
-	if (!d)
+	snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
+	if (!(d = opendir(dir)))
 		return 0;
 	while (n < max && (e = readdir(d))) {
 		char path[300], target[64], line[128];
@@ -159,14 +161,14 @@ static size_t our_prog_ids(__u32 *ids, size_t max)
 
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, e->d_name);
 		len = readlink(path, target, sizeof(target) - 1);
 		if (len < 0)
 			continue;
 		target[len] = '\0';
 		if (strcmp(target, "anon_inode:bpf-prog"))
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, e->d_name);
 		if (!(f = fopen(path, "re")))
 			continue;
 		while (fgets(line, sizeof(line), f))
@@ -204,14 +206,8 @@ static int bpf_tracing_type(__u32 type)
 static __u32 *loaded;
 static size_t nloaded, caploaded;
 
-void activity_own_bpf_prog(int fd)
+static void own_id(__u32 id)
 {
-	struct bpf_prog_info info;
-	__u32 ilen = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &ilen))
-		return;
 	if (nloaded == caploaded) {
 		size_t cap = caploaded ? 2 * caploaded : 64;
 		__u32 *n = realloc(loaded, cap * sizeof(*n));
@@ -221,7 +217,29 @@ void activity_own_bpf_prog(int fd)
 		loaded = n;
 		caploaded = cap;
 	}
-	loaded[nloaded++] = info.id;
+	loaded[nloaded++] = id;
+}
+
+void activity_own_bpf_prog(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 ilen = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		own_id(info.id);
+}
+
+void activity_own_bpf_of(pid_t pid)
+{
+	__u32 ids[256];
+	char name[24];
+	size_t n;
+
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	n = prog_ids_of(name, ids, sizeof(ids) / sizeof(ids[0]));
+	for (size_t i = 0; i < n; i++)
+		own_id(ids[i]);
 }
 
 static int loaded_by_us(__u32 id)
@@ -243,7 +261,7 @@ static int bpf_items(struct items *it)
 	err = bpf_prog_get_next_id(0, &id);
 	if (err < 0)
 		return err == -EPERM;
-	nours = our_prog_ids(ours, sizeof(ours) / sizeof(ours[0]));
+	nours = prog_ids_of("self", ours, sizeof(ours) / sizeof(ours[0]));
 	for (; err == 0; err = bpf_prog_get_next_id(id, &id)) {
 		struct bpf_prog_info info;
 		__u32 ilen = sizeof(info);

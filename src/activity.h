@@ -62,6 +62,8 @@ void activity_summary(const struct activity *a, char *buf, size_t len);
  * of it, takes a grace period to free it.
  */
 void activity_own_bpf_prog(int fd);
+/* The same for every BPF program process @pid holds: a tool we run (bpftrace). */
+void activity_own_bpf_of(pid_t pid);
 
 /*
  * A ptracer of any thread of @pid other than @ours (TracerPid in

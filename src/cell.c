@@ -67,14 +67,16 @@ static void describe_status(int st, char *buf, size_t len)
 /*
  * One run of the workload, traced when @t is set. The tracer is started
  * after the workload is ready and stopped after it exited; stop() is called
- * whenever start() was, so that tracer threads are always joined.
+ * whenever start() was, so that tracer threads are always joined. A tool
+ * that wraps the workload is stopped whenever it ran, even if the workload
+ * never got ready: its own last words then tell why.
  */
 static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *res,
 		    struct tt_hits *hits)
 {
 	const struct side *s = t ? &x->traced : &x->base;
 	struct load_proc lp;
-	int started = 0, ret = -1, st;
+	int started = 0, start_failed = 0, ret = -1, st;
 	pid_t tracer_pid;
 	char why[256] = "";
 
@@ -100,7 +102,8 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 	if (t) {
 		started = 1;
 		t->load_recorded = -1;
-		if (tracer_start(t, lp.pid)) {
+		if (tracer_start(t, lp.load_pid)) {
+			start_failed = 1;
 			snprintf(why, sizeof(why), "tracer '%s' cannot start: %s", t->name, t->err);
 			goto out;
 		}
@@ -116,8 +119,12 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 out:
 	if (ret)
 		load_kill(&lp);
-	if (started && tracer_stop(t, hits) && !ret) {
-		snprintf(why, sizeof(why), "tracer '%s' failed: %s", t->name, t->err);
+	if ((started || lp.wrapped) && tracer_stop(t, hits)) {
+		if (!ret)
+			snprintf(why, sizeof(why), "tracer '%s' failed: %s", t->name, t->err);
+		else if ((lp.wrapped || (t->ops->flags & TT_F_TOOL)) && !start_failed)
+			/* a tool's words say why */
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), " (%s)", t->err);
 		ret = -1;
 	}
 	st = load_reap(&lp);
@@ -321,6 +328,8 @@ int cell_rep(struct cell_ctx *x, int i)
 	r.lost = h.lost;
 	r.stops = h.stops;
 	r.consumer_ns = h.consumer_ns;
+	r.startup_ms = h.startup_ms > 0 ? h.startup_ms : NAN;
+	r.shutdown_ms = h.shutdown_ms > 0 ? h.shutdown_ms : NAN;
 	ret = add_rep(x->c, &r);
 	if (ret)
 		free(r.threads);

@@ -39,12 +39,18 @@ static int lp_fail(struct load_proc *lp, const char *fmt, ...)
 	return -1;
 }
 
-static void child_exec(const struct load_spec *spec, struct tracer *t, int start_r, int result_w)
+/* The room a wrapping tool's words have before the load's own. */
+#define WRAP_MAX 48
+
+static void child_exec(const struct load_spec *spec, struct tracer *t, char *const *wrap,
+		       int start_r, int result_w)
 {
 	char n[32], w[32], th[32], sfd[16], rfd[16], hz[32], ms[16];
-	char *argv[20] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
+	/* the load's words, its options, then NULL (the initialiser zeroes the rest) */
+	char *load[20] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
 			   "-t", th, "--start-fd", sfd, "--result-fd", rfd };
-	int ac = 13;
+	char *argv[WRAP_MAX + sizeof(load) / sizeof(load[0])];
+	size_t k = 0, ac = 13;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signals_unblock_in_child();
@@ -58,19 +64,22 @@ static void child_exec(const struct load_spec *spec, struct tracer *t, int start
 	snprintf(hz, sizeof(hz), "%llu", (unsigned long long)spec->tsc_hz);
 	snprintf(ms, sizeof(ms), "%d", spec->msg_size);
 	if (spec->msg_size) {
-		argv[ac++] = "--msg-size";
-		argv[ac++] = ms;
+		load[ac++] = "--msg-size";
+		load[ac++] = ms;
 	}
 	if (spec->latency) {
-		argv[ac++] = "--latency";
+		load[ac++] = "--latency";
 		if (spec->tsc_hz) {
-			argv[ac++] = "--tsc-hz";
-			argv[ac++] = hz;
+			load[ac++] = "--tsc-hz";
+			load[ac++] = hz;
 		}
 	}
 	if (t && t->ops->child_prep && t->ops->child_prep(t))
 		_exit(125);
-	execv(spec->load_path, argv);
+	for (; wrap && wrap[k] && k < WRAP_MAX; k++)
+		argv[k] = wrap[k];
+	memcpy(argv + k, load, sizeof(load));
+	execv(argv[0], argv);
 	_exit(127);
 }
 
@@ -78,11 +87,14 @@ int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer
 {
 	int sp[2], rp[2];
 
+	char *const *wrap;
+
 	memset(lp, 0, sizeof(*lp));
-	lp->pid = -1;
-	lp->pidfd = lp->start_w = lp->result_r = -1;
+	lp->pid = lp->load_pid = -1;
+	lp->pidfd = lp->load_pidfd = lp->start_w = lp->result_r = -1;
 	if (pipe2(sp, O_CLOEXEC) || pipe2(rp, O_CLOEXEC))
 		return lp_fail(lp, "cannot create pipes: %s", strerror(errno));
+	wrap = tracer_wrap(t);	/* in the parent: the child only copies pointers */
 	lp->pid = fork();
 	if (lp->pid < 0) {
 		lp_fail(lp, "cannot fork: %s", strerror(errno));
@@ -90,7 +102,8 @@ int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer
 		return -1;
 	}
 	if (lp->pid == 0)
-		child_exec(spec, t, sp[0], rp[1]);
+		child_exec(spec, t, wrap, sp[0], rp[1]);
+	lp->wrapped = wrap != NULL;
 	close(sp[0]);
 	close(rp[1]);
 	lp->start_w = sp[1];
@@ -165,15 +178,33 @@ static void consume_line(struct load_proc *lp)
 	lp->len -= used;
 }
 
+/*
+ * The ready line names the workload's pid. Wrapped, the workload is the
+ * tool's child, not ours: it is watched through a pidfd of its own, opened
+ * while it waits for go and so cannot be gone and its pid reused.
+ */
 int load_wait_ready(struct load_proc *lp, int timeout_ms)
 {
-	char *line = read_line(lp, timeout_ms, "ready line");
+	char *line = read_line(lp, timeout_ms, "ready line"), *pid;
 
 	if (!line)
 		return -1;
 	if (!strstr(line, "\"ready\":true"))
 		return lp_fail(lp, "unexpected line from workload: '%s'", line);
+	pid = strstr(line, "\"pid\":");
+	lp->load_pid = pid ? (pid_t)strtol(pid + 6, NULL, 10) : lp->pid;
 	consume_line(lp);
+	if (lp->load_pid <= 0)
+		return lp_fail(lp, "workload's ready line names no pid");
+	if (lp->load_pid != lp->pid) {
+		if (!lp->wrapped)
+			return lp_fail(lp, "workload says it is pid %d, not %d", (int)lp->load_pid,
+				       (int)lp->pid);
+		lp->load_pidfd = (int)syscall(SYS_pidfd_open, lp->load_pid, 0);
+		if (lp->load_pidfd < 0)
+			return lp_fail(lp, "pidfd_open of workload %d: %s", (int)lp->load_pid,
+				       strerror(errno));
+	}
 	return 0;
 }
 
@@ -292,7 +323,7 @@ void load_result_release(struct load_result *res)
 int load_wait_exit(struct load_proc *lp, int timeout_ms)
 {
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	struct pollfd p = { .fd = lp->pidfd, .events = POLLIN };
+	struct pollfd p = { .fd = lp->load_pidfd >= 0 ? lp->load_pidfd : lp->pidfd, .events = POLLIN };
 
 	while (poll(&p, 1, 100) <= 0) {
 		if (now_ns() > deadline)
@@ -301,10 +332,13 @@ int load_wait_exit(struct load_proc *lp, int timeout_ms)
 	return 0;
 }
 
+/* Wrapped, the tool and the workload: a tool killed with SIGKILL may leave it running. */
 void load_kill(struct load_proc *lp)
 {
 	if (lp->pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, lp->pidfd, SIGKILL, NULL, 0);
+	if (lp->load_pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, lp->load_pidfd, SIGKILL, NULL, 0);
 }
 
 int load_reap(struct load_proc *lp)
@@ -326,14 +360,16 @@ int load_reap(struct load_proc *lp)
 	signals_watch(-1);	/* also when the fork failed */
 	if (lp->pidfd >= 0)
 		close(lp->pidfd);
+	if (lp->load_pidfd >= 0)
+		close(lp->load_pidfd);
 	if (lp->start_w >= 0)
 		close(lp->start_w);
 	if (lp->result_r >= 0)
 		close(lp->result_r);
-	lp->pid = -1;
-	lp->pidfd = lp->start_w = lp->result_r = -1;
 	free(lp->buf);
 	lp->buf = NULL;
 	lp->len = lp->cap = 0;
+	lp->pid = lp->load_pid = -1;
+	lp->pidfd = lp->load_pidfd = lp->start_w = lp->result_r = -1;
 	return st;
 }

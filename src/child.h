@@ -43,8 +43,11 @@ struct load_result {
 };
 
 struct load_proc {
-	pid_t pid;
+	pid_t pid;                /* our child: the workload, or the tool that wraps it */
 	int pidfd;
+	pid_t load_pid;           /* the workload, from its ready line; -1 before it */
+	int load_pidfd;           /* its pidfd when it is not our child (wrapped); else -1 */
+	int wrapped;              /* a tool's command came before the workload's */
 	int start_w;              /* we write the go byte here */
 	int result_r;             /* ready line, then result line */
 	char *buf;                /* what the load wrote and we have not consumed */
@@ -52,14 +55,20 @@ struct load_proc {
 	char err[256];            /* why the last call failed */
 };
 
-/* Fork and exec the load; @t (may be NULL) gets child_prep in the child. */
+/*
+ * Fork and exec the load; @t (may be NULL) gets child_prep in the child, and
+ * when it wraps (tracer_wrap()), its words come before the load's.
+ */
 int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer *t);
 int load_wait_ready(struct load_proc *lp, int timeout_ms);
 int load_go(struct load_proc *lp);
 /* Fills @res (release it with load_result_release(), also after a failure). */
 int load_read_result(struct load_proc *lp, int timeout_ms, struct load_result *res);
 void load_result_release(struct load_result *res);
-/* Waits until the process is gone without reaping it (a ptrace tracer may still look). */
+/*
+ * Waits until the workload is gone without reaping it (a ptrace tracer may
+ * still look); when wrapped, the tool that wraps it may still run.
+ */
 int load_wait_exit(struct load_proc *lp, int timeout_ms);
 /* Reaps it; kills it first if it is still there. Returns its wait status or -1. */
 int load_reap(struct load_proc *lp);

@@ -1,6 +1,7 @@
 /* Option parsing of `tracetax run`: strict, one clear line per mistake. */
 #include <fnmatch.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,21 +35,24 @@ static bool has_tracer(const struct run_args *a, const char *name)
 }
 
 /* Every tracer name there is: families, with each variant spelt out. */
-static int for_each_name(int (*fn)(const char *name, void *arg), void *arg)
+static int for_each_name(int (*fn)(const struct tracer_ops *ops, const char *name, void *arg),
+			 void *arg)
 {
 	char name[128];
 
 	for (int i = 0; tracer_table[i]; i++) {
 		const struct tracer_ops *ops = tracer_table[i];
 
+		if (ops->parse_arg)
+			continue;	/* cmd: is nothing without its template: never a match */
 		if (!ops->variants) {
-			if (fn(ops->name, arg))
+			if (fn(ops, ops->name, arg))
 				return 1;
 			continue;
 		}
 		for (int v = 0; ops->variants[v]; v++) {
 			snprintf(name, sizeof(name), "%s/%s", ops->name, ops->variants[v]);
-			if (fn(name, arg))
+			if (fn(ops, name, arg))
 				return 1;
 		}
 	}
@@ -57,42 +61,84 @@ static int for_each_name(int (*fn)(const char *name, void *arg), void *arg)
 
 struct glob_arg { struct run_args *a; const char *pat; int matched; char *err; size_t errlen; };
 
-static int add_if_match(const char *name, void *p)
+/*
+ * A pattern, "all", or a group: "@tools" (whole tools: strace, bpftrace...)
+ * and "@mechanisms" (everything else, the baselines included).
+ */
+static int matches(const struct tracer_ops *ops, const char *pat, const char *name)
+{
+	if (!strcmp(pat, "@tools"))
+		return (ops->flags & TT_F_TOOL) != 0;
+	if (!strcmp(pat, "@mechanisms"))
+		return !(ops->flags & TT_F_TOOL);
+	return !strcmp(pat, "all") || !fnmatch(pat, name, 0);
+}
+
+static int add_if_match(const struct tracer_ops *ops, const char *name, void *p)
 {
 	struct glob_arg *g = p;
 
-	if (fnmatch(g->pat, name, 0) && strcmp(g->pat, "all"))
+	if (!matches(ops, g->pat, name))
 		return 0;
 	g->matched++;
 	return add_tracer(g->a, name, g->err, g->errlen) ? 1 : 0;
 }
 
+/*
+ * The next item of a comma list, in place: a comma inside quotes is the
+ * item's (cmd:'strace -e trace=getpid,close {cmd}'). NULL at the end.
+ */
+static char *next_item(char **s)
+{
+	char *start = *s, *p = start, quote = 0;
+
+	if (!start)
+		return NULL;
+	for (; *p && (quote || *p != ','); p++)
+		if ((*p == '\'' || *p == '"') && (!quote || quote == *p))
+			quote = quote ? 0 : *p;
+	*s = *p ? p + 1 : NULL;
+	*p = '\0';
+	return start;
+}
+
 int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errlen)
 {
-	char *copy = strdup(list), *save = NULL, *tok;
+	char *copy = strdup(list), *rest = copy, *tok;
 	int ret = 0;
 
-	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		if (strpbrk(tok, "*?[") || !strcmp(tok, "all")) {
+	while (!ret && (tok = next_item(&rest))) {
+		if (!*tok)
+			continue;
+		if (!tracer_ops_with_arg(tok) &&
+		    (strpbrk(tok, "*?[") || !strcmp(tok, "all") || *tok == '@')) {
 			struct glob_arg g = { a, tok, 0, err, errlen };
 
 			if (for_each_name(add_if_match, &g))
 				ret = -1;
 			else if (!g.matched) {
-				snprintf(err, errlen, "no tracer matches '%s' (see 'tracetax list')", tok);
+				snprintf(err, errlen, *tok == '@' ? "unknown group '%s' (@tools, @mechanisms)" :
+					 "no tracer matches '%s' (see 'tracetax list')", tok);
 				ret = -1;
 			}
 			continue;
 		}
 		const char *variant;
 		const struct tracer_ops *ops = tracer_ops_find(tok, &variant, err, errlen);
-		char full[128];
+		char full[256];
 
 		if (!ops) {
 			ret = -1;
 			break;
 		}
-		snprintf(full, sizeof(full), variant ? "%s/%s" : "%s", ops->name, variant);
+		if (ops->parse_arg && !variant) {
+			snprintf(err, errlen, "tracer '%s' needs a command: %s:'strace -f {cmd}'",
+				 ops->name, ops->name);
+			ret = -1;
+			break;
+		}
+		snprintf(full, sizeof(full), !variant ? "%s" : ops->parse_arg ? "%s:%s" : "%s/%s",
+			 ops->name, variant);
 		ret = add_tracer(a, full, err, errlen);
 	}
 	if (!*list && !ret) {
@@ -156,6 +202,29 @@ static int add_threads(struct run_args *a, const char *list, char *err, size_t e
 	return ret;
 }
 
+/* --ready and --hits: an ERE, checked now rather than at the cell that uses it. */
+static int check_regex(const char *opt, const char *re, char *err, size_t errlen)
+{
+	regex_t r;
+	int rc = regcomp(&r, re, REG_EXTENDED | REG_NEWLINE);
+	char msg[128];
+
+	if (!rc) {
+		regfree(&r);
+		return 0;
+	}
+	regerror(rc, &r, msg, sizeof(msg));
+	FAIL("invalid %s '%s': %s", opt, re, msg);
+}
+
+static bool has_cmd(const struct run_args *a)
+{
+	for (int i = 0; i < a->ntracers; i++)
+		if (tracer_ops_with_arg(a->tracers[i]))
+			return true;
+	return false;
+}
+
 static int parse_num(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out,
 		     char *err, size_t errlen)
 {
@@ -209,6 +278,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "explain", required_argument, NULL, 'X' },
 		{ "latency", no_argument, NULL, 'L' },
 		{ "msg-size", required_argument, NULL, 'G' },
+		{ "ready", required_argument, NULL, 'R' },
+		{ "hits", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -307,6 +378,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			if (parse_num("--msg-size", optarg, 1, TCP_MSG_MAX, &v, err, errlen)) return -1;
 			a->msg_size = (int)v;
 			break;
+		case 'R': case 'H':
+			if (check_regex(c == 'R' ? "--ready" : "--hits", optarg, err, errlen))
+				return -1;
+			*(c == 'R' ? &a->tool_ready : &a->tool_hits) = optarg;
+			break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -319,15 +395,18 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		FAIL("unexpected argument '%s'", argv[optind]);
 	if (a->store && a->no_store)
 		FAIL("--store and --no-store: give one");
+	if ((a->tool_ready || a->tool_hits) && !has_cmd(a))
+		FAIL("--ready and --hits are for cmd: tracers: give one with -t cmd:'...'");
 	if (a->max_time_s && a->precision <= 0)
 		FAIL("--max-time is the budget of --precision: give both");
 	if (a->precision > 0 && a->iterations)
 		FAIL("--precision calibrates each cell: it does not take --iterations");
 	if (a->precision > 0 && !a->max_time_s)
 		a->max_time_s = CLI_DEFAULT_MAX_TIME_S;
+	/* tools take a second or more to start, each run: they are asked for by name */
 	if (!have_tracers) {
 		a->tracers_default = true;
-		if (cli_add_tracers(a, "all", err, errlen))
+		if (cli_add_tracers(a, "@mechanisms", err, errlen))
 			return -1;
 	}
 	if (a->explain[0] && !has_tracer(a, a->explain))

@@ -38,6 +38,8 @@ struct run_args {
 	char explain[64];              /* --explain: a tracer of the run, full name; "" */
 	bool latency;                  /* time every call, in runs after the reps */
 	int msg_size;                  /* bytes per message of the tcp workloads */
+	const char *tool_ready;        /* --ready, --hits: EREs on a cmd: tracer's output */
+	const char *tool_hits;
 };
 
 /* --precision without --max-time: the run may take this long. */

@@ -21,6 +21,7 @@
 #include "runner.h"
 #include "signals.h"
 #include "tracefs_util.h"
+#include "tracers/tool.h"
 #include "util.h"
 #include "version.h"
 
@@ -50,8 +51,10 @@ static const char usage_run[] =
 	"usage: tracetax run [options]\n"
 	"\n"
 	"  -w, --workload LIST     workloads (see 'tracetax list'); default getpid\n"
-	"  -t, --tracer LIST       tracers or patterns ('bpf:tp/*', 'all'); default:\n"
-	"                          every tracer that can hook the workload\n"
+	"  -t, --tracer LIST       tracers, patterns ('bpf:tp/*', 'all') or groups\n"
+	"                          (@tools: strace, bpftrace...; @mechanisms), or\n"
+	"                          cmd:'TEMPLATE' (a command of yours); default:\n"
+	"                          every mechanism that can hook the workload\n"
 	"  -T, --threads LIST      thread counts, one thread pinned per CPU; default 1\n"
 	"  -r, --reps N            baseline/traced pairs per cell; default 5\n"
 	"      --run-ms N          calibrate each run (baseline and traced, each on\n"
@@ -66,6 +69,10 @@ static const char usage_run[] =
 	"      --target SYS:EVENT  or any tracepoint, for ftrace:syscall, perf:* and\n"
 	"                          bpf:tp ('tcp:tcp_probe'); other tracers skip\n"
 	"      --msg-size N        bytes per message of tcp and tcp-rr; default 1448\n"
+	"      --ready ERE         a cmd:'TOOL ... {cmd}|{pid}' tracer is attached once\n"
+	"                          its output matches (default: {pid} after 1 s)\n"
+	"      --hits ERE          its hits: the numbers ERE's group captures, summed,\n"
+	"                          or its matching lines; default unknown\n"
 	"      --seed N            seed of rep order and bootstrap; default 1\n"
 	"      --tracer-cpu WHERE  where a tracer the workload waits on runs (ptrace\n"
 	"                          helper, seccomp supervisor): same CPU as the\n"
@@ -236,6 +243,10 @@ static int cmd_run(int argc, char **argv)
 	tracefs_cleanup_stale(&removed);
 	if (removed)
 		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
+	removed = 0;
+	tool_cleanup_stale(&removed);
+	if (removed)
+		warning("removed %d tool directory(ies) left by a killed tracetax", removed);
 	environment_collect(&r.env);
 	clocks_for_run(&r.timing);
 	ret = runner_run(&p, &a, find_load(), &r, a.quiet ? NULL : stderr);
@@ -355,16 +366,19 @@ static int cmd_cleanup(int argc, char **argv)
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			puts("usage: tracetax cleanup\n\nRemoves tracefs instances and uprobe events left by a\n"
-			     "tracetax that was killed (SIGKILL); those of running ones stay.");
+			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe events and tool\n"
+			     "directories left by a tracetax that was killed (SIGKILL); those of running\n"
+			     "ones stay.");
 			return 0;
 		}
 		die_usage("unexpected argument '%s' (see 'tracetax cleanup --help')", argv[1]);
 	}
-	if (tracefs_cleanup_stale(&removed))
-		return 1;
-	printf("removed %d leftover item(s)\n", removed);
-	return 0;
+	int tools = 0, rc = tracefs_cleanup_stale(&removed);
+
+	if (tool_cleanup_stale(&tools))
+		rc = -1;
+	printf("removed %d leftover item(s)\n", removed + tools);
+	return rc ? 1 : 0;
 }
 
 static const struct { const char *name; int (*fn)(int argc, char **argv); } results_cmds[] = {

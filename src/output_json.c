@@ -124,6 +124,8 @@ static json_t *run_json(const struct rep *r, int threads)
 
 	if (!o)
 		die("out of memory");
+	json_object_set_new(o, "startup_ms", num(r->startup_ms > 0 ? r->startup_ms : NAN));
+	json_object_set_new(o, "shutdown_ms", num(r->shutdown_ms > 0 ? r->shutdown_ms : NAN));
 	json_object_set_new(o, "wall_ms", num(r->wall_ms));
 	json_object_set_new(o, "steal_ms", num(r->steal_ms));
 	json_object_set_new(o, "cpu_mhz", pair(r->mhz_min, r->mhz_max));
@@ -151,6 +153,9 @@ static void cell_stats(json_t *o, const struct cell *c)
 		json_pack("{s:o, s:o, s:s}",
 			  "target_pct", c->precision_pct > 0 ? json_real(c->precision_pct) : json_null(),
 			  "reached_pct", num(c->reached_pct), "ended_by", end_name(c->ended_by)));
+	json_object_set_new(o, "startup_ms", ok && c->startup_ms > 0 ? num(c->startup_ms) : json_null());
+	json_object_set_new(o, "shutdown_ms", ok && c->shutdown_ms > 0 ? num(c->shutdown_ms)
+								: json_null());
 	json_object_set_new(o, "steal_pct", ok ? num(c->steal_pct) : json_null());
 	json_object_set_new(o, "cpu_mhz", ok ? pair(c->mhz_min, c->mhz_max) : json_null());
 	json_object_set_new(o, "hits_per_event", ok ? num(c->hits_per_event) : json_null());
@@ -202,6 +207,7 @@ static json_t *cell_json(const struct cell *c)
 		die("out of memory");
 	cell_stats(o, c);
 	json_object_set_new(o, "program", prog_json(c));
+	json_object_set_new(o, "verified_syscall", str_or_null(c->verified_syscall));
 	json_object_set_new(o, "disturbed", json_boolean(c->disturbed));
 	json_object_set_new(o, "disturbed_by", str_or_null(c->disturbed_by));
 	json_object_set_new(o, "tracer_note", str_or_null(c->tracer_note));

@@ -61,8 +61,9 @@ static int list_json(FILE *f)
 				json_array_append_new(hooks, json_string("function"));
 			if (ops->hooks & TT_HOOK_USDT)
 				json_array_append_new(hooks, json_string("usdt"));
-			json_array_append_new(tr, json_pack("{s:s, s:s, s:o, s:s, s:s?, s:s}",
-				"name", name, "family", ops->name, "hooks", hooks,
+			json_array_append_new(tr, json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:s}",
+				"name", name, "family", ops->name,
+				"group", ops->flags & TT_F_TOOL ? "tools" : "mechanisms", "hooks", hooks,
 				"status", status_name(st),
 				"reason", st == TT_OK ? NULL : reason,
 				"summary", ops->summary ? ops->summary : ""));

@@ -17,11 +17,11 @@
 #define FIELD 96
 
 enum col { COL_TRACER, COL_WORKLOAD, COL_THREADS, COL_BASE, COL_TRACED, COL_OVERHEAD,
-	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, COL_PROG, NCOLS };
+	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, COL_PROG, COL_TOOL, NCOLS };
 
 static const char *const col_head[NCOLS] = {
 	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
-	"slowdown", "hits/events", "lost", "tracer cpu", "prog ns",
+	"slowdown", "hits/events", "lost", "tracer cpu", "prog ns", "start/exit ms",
 };
 /* text columns align left, numbers right */
 static const bool col_left[NCOLS] = { true, true };
@@ -94,6 +94,12 @@ static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
 		format_ns(f[COL_PROG], FIELD, c->prog.ns_per_run);
 	else
 		snprintf(f[COL_PROG], FIELD, "-");
+	/* a tool's start-up and shut-down: what it costs before and after the events */
+	if (c->startup_ms > 0)
+		snprintf(f[COL_TOOL], FIELD, "%.3g/%.3g", c->startup_ms,
+			 c->shutdown_ms > 0 ? c->shutdown_ms : NAN);
+	else
+		snprintf(f[COL_TOOL], FIELD, "-");
 }
 
 static bool any_reader(const struct results *r)
@@ -108,6 +114,14 @@ static bool any_prog(const struct results *r)
 {
 	for (int i = 0; i < r->ncells; i++)
 		if (r->cells[i].status == CELL_OK && r->cells[i].prog.bpf)
+			return true;
+	return false;
+}
+
+static bool any_tool(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && r->cells[i].startup_ms > 0)
 			return true;
 	return false;
 }
@@ -135,6 +149,7 @@ static void plan_layout(const struct results *r, struct layout *l)
 	l->show[COL_THREADS] = varies(r, false);
 	l->show[COL_READER] = any_reader(r);
 	l->show[COL_PROG] = any_prog(r);
+	l->show[COL_TOOL] = any_tool(r);
 	for (int i = 0; i < r->ncells; i++) {
 		if (r->cells[i].status != CELL_OK)
 			continue;
@@ -295,17 +310,19 @@ static void print_unmeasured(FILE *out, const struct results *r, const struct la
 	}
 }
 
-static void print_footer(FILE *out, const struct style *st, bool reader, bool prog)
+static void print_footer(FILE *out, const struct style *st, bool reader, bool prog, bool tool)
 {
 	fprintf(out, "%s"
 		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
 		"per event, mean [95%% CI, Student's t over paired reps]; slowdown: traced / base;\n"
 		"noise floor: the largest overhead the A/A cell (none) allows; hits/events: events the\n"
 		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
-		"dropped or overwritten%s%s%s\n",
+		"dropped or overwritten%s%s%s%s\n",
 		st->dim, reader ? "; tracer cpu: CPU ns per event of our reader,\n"
 		"supervisor or ptrace helper" : "", prog ? "; prog ns: the BPF program's own time per\n"
-		"run (kernel BPF stats, median of 3 traced runs after the reps)" : "", st->reset);
+		"run (kernel BPF stats, median of 3 traced runs after the reps)" : "",
+		tool ? ";\nstart/exit ms: a tool's launch to attached, and the workload's end (or\n"
+		"detach) to the tool's exit, mean" : "", st->reset);
 }
 
 void output_table(const struct results *r, FILE *out, bool colour)
@@ -340,7 +357,7 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	}
 	if (measured) {
 		fputc('\n', out);
-		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG]);
+		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG], l.show[COL_TOOL]);
 		output_dist_sections(r, out, st->reset[0]);
 		output_table_net(r, out, st->bold, st->reset);
 	}

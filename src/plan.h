@@ -19,10 +19,10 @@ struct workload;
 
 struct plan_cell {
 	char workload[32];
-	char tracer[64];
+	char tracer[256];            /* a cmd: template is long */
 	char target[32];          /* syscall hooked; "" when there is none */
 	int threads;
-	char id[160];             /* "workload|tracer|threads|target": its identity */
+	char id[400];             /* "workload|tracer|threads|target": its identity */
 	uint64_t seed;            /* the cell's own stream: rep order, bootstrap */
 };
 

@@ -4,6 +4,7 @@
  * trusting the numbers (noise, hits that don't add up, lost events).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,23 @@ static void min_max(double v, double *lo, double *hi)
 		*hi = v;
 }
 
+/* The mean of the known values of a field over the reps; NaN if none is known. */
+static double mean_known(const struct cell *c, size_t off)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int i = 0; i < c->nreps; i++) {
+		double v = *(const double *)((const char *)&c->reps[i] + off);
+
+		if (!isnan(v)) {
+			sum += v;
+			n++;
+		}
+	}
+	return n ? sum / n : NAN;
+}
+
 static void sum_totals(struct cell *c)
 {
 	double consumer = 0, steal = 0, wall = 0;
@@ -104,6 +122,8 @@ static void sum_totals(struct cell *c)
 		c->hits = c->stops = -1;
 	c->consumer_ns_per_event = c->events > 0 ? consumer / (double)c->events : 0;
 	c->steal_pct = steal_known && wall > 0 ? 100 * steal / wall : NAN;
+	c->startup_ms = mean_known(c, offsetof(struct rep, startup_ms));
+	c->shutdown_ms = mean_known(c, offsetof(struct rep, shutdown_ms));
 }
 
 /*

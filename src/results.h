@@ -43,6 +43,8 @@ struct rep {
 	int64_t lost;
 	int64_t stops;            /* ptrace stops serviced; -1 if not ptrace */
 	double consumer_ns;       /* CPU time of our reader/supervisor thread */
+	double startup_ms;        /* a tool: launch to attached; NaN: not a tool */
+	double shutdown_ms;       /* a tool: detach (or the workload's exit) to its exit; NaN */
 	bool traced_first;        /* the order this rep ran in */
 	bool outlier;             /* MAD flag on its overhead */
 	/* what the machine did meanwhile, on the CPUs the workload ran on */
@@ -100,10 +102,11 @@ struct stats_cost {
 struct cell {
 	/* what */
 	char workload[32];
-	char tracer[64];
+	char tracer[256];
 	char target[32];          /* syscall hooked; "" when the tracer hooks none */
+	char verified_syscall[32]; /* what the workload's ops made, seen by the kernel; "" */
 	int threads;
-	char id[160];             /* the plan's identity of the cell */
+	char id[400];             /* the plan's identity of the cell */
 	uint64_t seed;            /* its own seed: rep order, bootstrap */
 	bool aa;                  /* an A/A cell: its tracer attaches nothing */
 	/* how it went */
@@ -138,6 +141,7 @@ struct cell {
 	double base_cv;           /* coefficient of variation of the baseline */
 	int outliers;             /* reps flagged by MAD */
 	double consumer_ns_per_event; /* our reader's CPU per event, 0 if none */
+	double startup_ms, shutdown_ms; /* a tool's, mean over the traced runs; NaN: none */
 	double steal_pct;         /* steal time, % of the reps' wall time; NaN: unknown */
 	double mhz_min, mhz_max;  /* over every rep; NaN: unknown */
 	bool below_floor;         /* |overhead| under the run's noise floor */

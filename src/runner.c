@@ -14,6 +14,7 @@
 #include "progstats.h"
 #include "runner.h"
 #include "signals.h"
+#include "syscheck.h"
 #include "util.h"
 
 /*
@@ -136,6 +137,8 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 	c->aa = x->t.ops->flags & TT_F_AA;
 	x->t.threads = c->threads;
 	x->t.tracer_cpu = plan_tracer_cpu(x->a->tracer_cpu);
+	x->t.tool_ready = x->a->tool_ready;
+	x->t.tool_hits = x->a->tool_hits;
 	plan_bind(&x->t, c->workload, load_path);
 	if (!plan_hooks_ok(x->t.ops->hooks, x->t.workload, c->target, c->reason, sizeof(c->reason))) {
 		c->status = CELL_SKIPPED;
@@ -146,6 +149,10 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 		c->status = rc == TT_SKIP ? CELL_SKIPPED : CELL_FAILED;
 		return -1;
 	}
+	/* the syscall the workload's ops make, seen by the kernel once per run */
+	if (syscheck_workload(c->workload, load_path, c->verified_syscall, sizeof(c->verified_syscall),
+			      err, sizeof(err)) == SYSCHECK_MISMATCH)
+		return cell_fail(c, "%s", err);
 	vmstat_init(&x->vm, c->threads);
 	if (x->a->iterations) {
 		x->base.spec.iterations = x->traced.spec.iterations = x->a->iterations;

@@ -48,13 +48,32 @@ void tracer_note(struct tracer *t, const char *fmt, ...)
 	snprintf(t->note + len, sizeof(t->note) - len, "%s%s", len ? "; " : "", text);
 }
 
+const struct tracer_ops *tracer_ops_with_arg(const char *full)
+{
+	for (int i = 0; tracer_table[i]; i++) {
+		const struct tracer_ops *ops = tracer_table[i];
+		size_t n = strlen(ops->name);
+
+		if (ops->parse_arg && !strncmp(full, ops->name, n) && (!full[n] || full[n] == ':'))
+			return ops;
+	}
+	return NULL;
+}
+
 const struct tracer_ops *tracer_ops_find(const char *full, const char **variant_out,
 					 char *err, size_t errlen)
 {
 	const char *slash = strchr(full, '/');
 	size_t flen = slash ? (size_t)(slash - full) : strlen(full);
-	const struct tracer_ops *ops = NULL;
+	const struct tracer_ops *ops = tracer_ops_with_arg(full);
 
+	if (ops) {
+		/* "cmd:ARG"; the bare family name only for `tracetax list` */
+		*variant_out = full[strlen(ops->name)] ? full + strlen(ops->name) + 1 : NULL;
+		if (*variant_out && ops->parse_arg(*variant_out, err, errlen))
+			return NULL;
+		return ops;
+	}
 	for (int i = 0; tracer_table[i]; i++) {
 		if (strlen(tracer_table[i]->name) == flen &&
 		    !strncmp(tracer_table[i]->name, full, flen)) {
@@ -99,11 +118,11 @@ int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall 
 		return -1;
 	t->ops = ops;
 	if (variant)
-		snprintf(t->name, sizeof(t->name), "%s/%s", ops->name, variant);
+		snprintf(t->name, sizeof(t->name), ops->parse_arg ? "%s:%s" : "%s/%s", ops->name, variant);
 	else
 		snprintf(t->name, sizeof(t->name), "%s", ops->name);
 	t->variant = variant;
-	for (int i = 0; variant && ops->variants[i]; i++)
+	for (int i = 0; variant && ops->variants && ops->variants[i]; i++)
 		if (ops->variants[i] == variant)
 			t->vidx = i;
 	t->target = target;
@@ -174,6 +193,11 @@ int tracer_setup(struct tracer *t)
 	if (rc != TT_OK)
 		tracer_teardown(t);
 	return rc;
+}
+
+char *const *tracer_wrap(struct tracer *t)
+{
+	return t && t->ops->wrap ? t->ops->wrap(t) : NULL;
 }
 
 int tracer_spawned(struct tracer *t, pid_t pid)

@@ -27,6 +27,8 @@ struct tt_hits {
 	int64_t lost;        /* events it saw but lost (overwritten, dropped) */
 	int64_t stops;       /* ptrace: every stop it serviced; else -1 */
 	double consumer_ns;  /* CPU time of a reader/supervisor we run; 0 if none */
+	double startup_ms;   /* a tool: launch to attached; 0 if none */
+	double shutdown_ms;  /* a tool: detach (or the workload's exit) to its exit; 0 if none */
 };
 
 /*
@@ -55,6 +57,7 @@ struct workload;
 
 /* What the core may know about a tracer (tracer_ops.flags). */
 #define TT_F_AA         0x1   /* attaches nothing: its cell is the run's A/A test */
+#define TT_F_TOOL       0x2   /* an external tool (@tools): not in @mechanisms, the default plan */
 
 struct tracer_ops {
 	const char *name;             /* stable: "ptrace:all", "bpf:tp" */
@@ -69,19 +72,36 @@ struct tracer_ops {
 	 */
 	const void *data;
 	/*
+	 * A family whose name takes an argument after ':' (cmd:'TEMPLATE'):
+	 * checks it when the name is parsed, 0 or -1 with one line in @err.
+	 * The argument is then t->variant. NULL: a name without one.
+	 */
+	int (*parse_arg)(const char *arg, char *err, size_t len);
+	/*
 	 * TT_OK when the tracer can run here, else TT_SKIP with the kernel's or
 	 * the system's reason in @reason. Must probe, not guess.
 	 */
 	int (*supported)(const struct tracer *t, char *reason, size_t len);
 	/* Once per cell: load programs, create the tracefs instance... */
 	int (*setup)(struct tracer *t);
+	/*
+	 * A tool that wraps the workload (strace -f -o FILE ...): the words to
+	 * put before the workload's command line, NULL-terminated, the first an
+	 * absolute path; NULL: this run is not wrapped. Called in the parent
+	 * before fork. The pid spawned() gets is then the tool's, the workload
+	 * is its child, and start() gets the workload's pid from its ready line.
+	 */
+	char *const *(*wrap)(struct tracer *t);
 	/* In the forked child, before exec (seccomp filters). Return -1 on error. */
 	int (*child_prep)(struct tracer *t);
 	/* In the parent right after fork, before the workload is ready. */
 	int (*spawned)(struct tracer *t, pid_t pid);
-	/* After the workload is ready and before it is told to go. */
+	/* After the workload is ready and before it is told to go; @pid: the workload's. */
 	int (*start)(struct tracer *t, pid_t pid);
-	/* After the workload wrote its result (and exited): counts, detach. */
+	/*
+	 * After the workload wrote its result (and exited): counts, detach.
+	 * For a run that wraps, also after a failed one that never started.
+	 */
 	int (*stop)(struct tracer *t, struct tt_hits *out);
 	/* Always called, also after a partial setup or a failed run. */
 	void (*teardown)(struct tracer *t);
@@ -103,7 +123,7 @@ struct tracer_ops {
 
 struct tracer {
 	const struct tracer_ops *ops;
-	char name[64];               /* full name: "bpf:tp/count" */
+	char name[256];              /* full name: "bpf:tp/count", "cmd:'strace -f {cmd}'" */
 	const char *variant;         /* NULL or the part after '/' */
 	int vidx;                    /* index of variant in ops->variants; 0 without */
 	const struct tt_syscall *target; /* syscall hooked (--target); NULL: none */
@@ -122,6 +142,8 @@ struct tracer {
 	int threads;
 	int64_t events_hint;         /* events one run will make, to size buffers */
 	const char *load_path;       /* the tracetax-load binary */
+	const char *tool_ready;      /* --ready, --hits: EREs for cmd: tracers; NULL: none */
+	const char *tool_hits;
 	void *priv;
 	char err[TT_REASON_MAX];     /* why the last call failed or skipped */
 	/*
@@ -134,7 +156,10 @@ struct tracer {
 
 /* Registry (tracers/registry.c). */
 extern const struct tracer_ops *const tracer_table[];
-/* "bpf:tp/count" -> the ops of "bpf:tp" and variant "count" (default when none). */
+/* The family of "cmd:ARG" (or bare "cmd"): one that takes an argument; NULL: none. */
+const struct tracer_ops *tracer_ops_with_arg(const char *full);
+/* "bpf:tp/count" -> the ops of "bpf:tp" and variant "count" (default when none);
+ * "cmd:ARG" -> the ops of "cmd" and ARG, checked by its parse_arg. */
 const struct tracer_ops *tracer_ops_find(const char *full, const char **variant_out,
 					 char *err, size_t errlen);
 
@@ -165,6 +190,7 @@ int tracer_set_tracepoint(struct tracer *t, const char *target);
  * nothing is left behind: "bpf:tp/count@setup,ptrace:all@stop".
  */
 int tracer_setup(struct tracer *t);
+char *const *tracer_wrap(struct tracer *t);
 int tracer_spawned(struct tracer *t, pid_t pid);
 int tracer_start(struct tracer *t, pid_t pid);
 int tracer_stop(struct tracer *t, struct tt_hits *out);

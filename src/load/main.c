@@ -12,7 +12,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -227,6 +229,12 @@ int main(int argc, char **argv)
 	uint64_t tsc_hz = 0;
 	struct worker *w;
 
+	/*
+	 * Whoever started us (tracetax, or a tool that wraps us: strace, perf)
+	 * dies, we die: a tool killed mid-run must not leave the workload
+	 * running. tracetax's own child has it already; a tool's has not.
+	 */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	wl = workload_find("getpid");
 	inline_mode = getenv("TRACETAX_INLINE") && !strcmp(getenv("TRACETAX_INLINE"), "1");
 	while ((c = getopt_long(argc, argv, "w:n:W:t:", opts, NULL)) != -1) {

@@ -19,15 +19,16 @@ need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # Tracers `tracetax list` says are available here, matching a pattern and,
-# optionally, hooking a kind of event (syscall, function, usdt, none).
+# optionally, hooking a kind of event (syscall, function, usdt, none), of a
+# group: mechanisms (the default), tools (strace, bpftrace...) or any.
 available() {
 	python3 -c '
 import json, sys, fnmatch
 for t in json.load(sys.stdin)["tracers"]:
     hooks = t["hooks"] or ["none"]
     if t["status"] == "available" and fnmatch.fnmatch(t["name"], sys.argv[1]) and \
-       (sys.argv[2] == "any" or sys.argv[2] in hooks):
-        print(t["name"])' "${1:-*}" "${2:-any}" <"$TMP/list.json"
+       (sys.argv[2] == "any" or sys.argv[2] in hooks) and sys.argv[3] in ("any", t["group"]):
+        print(t["name"])' "${1:-*}" "${2:-any}" "${3:-mechanisms}" <"$TMP/list.json"
 }
 
 # Tracing BPF programs loaded on the machine (ours and anybody's), by id.
@@ -98,5 +99,26 @@ assert_clean() {
 	for p in $(pgrep -x tracetax); do
 		[ "$(readlink /proc/"$p"/exe)" = "$tt" ] && fail "tracetax process left: $(ps -o pid,ppid,args -p "$p")"
 	done
+	# tools (strace, bpftrace, perf...) run in a directory tt-tool-<tracetax pid>-*:
+	# one whose tracetax is gone is left behind, and so is such a directory
+	for p in $(ls /proc | grep -E '^[0-9]+$'); do
+		cwd=$(readlink /proc/"$p"/cwd 2>/dev/null) || continue
+		case ${cwd##*/} in
+		tt-tool-*) [ -n "$(tool_dead "${cwd##*/}")" ] &&
+			fail "tool process left: $(ps -o pid,ppid,args -p "$p" | tail -1)" ;;
+		esac
+	done
+	left=$(tool_dead $(ls "${TMPDIR:-/tmp}" | grep '^tt-tool-'))
+	[ -z "$left" ] || fail "tool directory left: $left"
 	return 0
+}
+
+# tt-tool-<pid>-XXXXXX names whose tracetax has exited
+tool_dead() {
+	local name pid
+	for name in "$@"; do
+		pid=${name#tt-tool-}
+		pid=${pid%%-*}
+		kill -0 "$pid" 2>/dev/null || echo "$name"
+	done
 }

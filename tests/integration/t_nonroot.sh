@@ -43,8 +43,9 @@ unpriv() {  # unpriv NAME ARGS...: tracetax ARGS as $who, in $D; output in $TMP/
 	fi
 	return $rc
 }
-# what may run without privilege: tracetax's own, or the workload's own
-allowed='^(none|inline|preload|ptrace:.*|seccomp:.*)$'
+# what may run without privilege: tracetax's own, or the workload's own;
+# strace too: it ptraces a workload of its own user (where Yama allows it)
+allowed='^(none|inline|preload|ptrace:.*|seccomp:.*|strace(:.*)?)$'
 
 unpriv list list --json || fail "tracetax list --json exited $?: $(cat "$TMP/list.err")"
 python3 - "$TMP/list.out" "$allowed" <<'EOF' || fail "tracetax list --json as $who"

@@ -25,8 +25,17 @@ bad "compare needs two runs" compare 1
 bad "history takes no --format" history --format csv
 bad "invalid --format 'xml'" export last --format xml
 bad "--store and --no-store" run --store x.db --no-store
+# cmd: templates are checked before anything runs
+bad "needs a command" run -t cmd
+bad "neither {cmd} nor {pid}" run -t "cmd:'strace -f'"
+bad "{cmd} must be the last word" run -t "cmd:'strace {cmd} -f'"
+bad "an unquoted '|'" run -t "cmd:'strace -f {cmd} | grep x'"
+bad "an unbalanced \"" run -t "cmd:'strace -e \"trace=getpid {cmd}'"
+bad "both {cmd} and {pid}" run -t "cmd:'strace -p {pid} {cmd}'"
+bad "invalid --hits '('" run -t "cmd:'strace -f {cmd}'" --hits '('
+bad "are for cmd: tracers" run -t none --ready attached
 # one hint per line: the parser's own "(see 'tracetax list')" is enough
-"$TT" run -t strace >"$TMP/out" 2>"$TMP/err"
+"$TT" run -t nosuchtracer >"$TMP/out" 2>"$TMP/err"
 [ "$(grep -o "(see '" "$TMP/err" | wc -l)" = 1 ] || fail "want one hint: $(cat "$TMP/err")"
 "$TT" run --reps 0 >"$TMP/out" 2>"$TMP/err"
 grep -q "(see 'tracetax run --help')" "$TMP/err" || fail "want the --help hint: $(cat "$TMP/err")"
