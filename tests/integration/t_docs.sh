@@ -44,6 +44,9 @@ grep -q 'more than 2000000 values' <("$TT" show "$TMP/array-50mb.json" 2>&1) || 
 "$TT" show "$GOOD" >"$TMP/out" || fail "show of the good document exited $?"
 grep -q '^bpf:tp/count ' "$TMP/out" || fail "show of the good document: $(cat "$TMP/out")"
 "$TT" show tests/fixtures/docs/default.json >/dev/null || fail "show of the default plan's document"
+# a document of schema version 2 (before latency, programs and tools) still reads
+"$TT" show tests/fixtures/docs/small-v2.json >"$TMP/out" || fail "show of a version 2 document exited $?"
+grep -q '^bpf:tp/count ' "$TMP/out" || fail "show of a version 2 document: $(cat "$TMP/out")"
 # not a file at all
 for doc in "$TMP/missing.json" "$TMP"; do
 	"$TT" show "$doc" >/dev/null 2>"$TMP/err"; rc=$?
