@@ -44,8 +44,10 @@ unpriv() {  # unpriv NAME ARGS...: tracetax ARGS as $who, in $D; output in $TMP/
 	return $rc
 }
 # what may run without privilege: tracetax's own, or the workload's own;
-# strace too: it ptraces a workload of its own user (where Yama allows it)
-allowed='^(none|inline|preload|ptrace:.*|seccomp:.*|strace(:.*)?)$'
+# strace and ltrace too: they ptrace a workload of their own user (where
+# Yama allows it); uftrace preloads its library into it; a cmd: tracer is
+# whatever command the user gives
+allowed='^(none|inline|preload|ptrace:.*|seccomp:.*|strace(:.*)?|ltrace|uftrace|cmd)$'
 
 unpriv list list --json || fail "tracetax list --json exited $?: $(cat "$TMP/list.err")"
 python3 - "$TMP/list.out" "$allowed" <<'EOF' || fail "tracetax list --json as $who"
