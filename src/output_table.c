@@ -244,8 +244,9 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 		format_ns(m, sizeof(m), k->mean);
 		format_ns(lo, sizeof(lo), k->ci95[0]);
 		format_ns(hi, sizeof(hi), k->ci95[1]);
-		fprintf(out, "bpf stats: +%s ns/event [%s, %s] while on (%s, %d pairs); in no figure "
-			"below\n", m, lo, hi, k->tracer, k->pairs);
+		/* the sign as measured: on a busy machine the mean can come out below 0 */
+		fprintf(out, "bpf stats: %s%s ns/event [%s, %s] while on (%s, %d pairs); in no figure "
+			"below\n", k->mean >= 0 ? "+" : "", m, lo, hi, k->tracer, k->pairs);
 	}
 	fputc('\n', out);
 }
