@@ -234,9 +234,17 @@ static int cmd_run(int argc, char **argv)
 		die_usage("%s", err);
 	if (a.markdown_path && output_json_check(a.markdown_path, err, sizeof(err)))
 		die_usage("%s", err);
+	/*
+	 * --no-wait fails before the signal thread exists: a process that exits
+	 * while a detached thread is still starting leaves LeakSanitizer a
+	 * half-built thread to report. Waiting needs the thread (Ctrl-C).
+	 */
+	if (a.no_wait)
+		take_lock(true);
 	if (signals_init())
 		die("cannot set up signal handling");
-	take_lock(a.no_wait);
+	if (!a.no_wait)
+		take_lock(false);
 	/* a fresh machine may not have tracefs mounted: libtracefs mounts it */
 	tracefs_tracing_dir();
 	memset(&r, 0, sizeof(r));
