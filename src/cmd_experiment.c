@@ -113,12 +113,12 @@ static int experiment_list(void)
 	return ret;
 }
 
-/* A section as the command line that does the same. */
-static void print_section(const struct planfile *pf, int i, FILE *f)
+/* A section as the command line that does the same, the command line's @extra included. */
+static void print_section(const struct planfile *pf, int i, int nextra, char **extra, FILE *f)
 {
 	const struct pf_section *s = &pf->sections[i];
 	int argc;
-	char **argv = planfile_argv(pf, i, 0, NULL, &argc);
+	char **argv = planfile_argv(pf, i, nextra, extra, &argc);
 
 	fprintf(f, "[%s%s%s]", s->kind == PF_RUN ? "run" : "pair", s->name[0] ? " " : "", s->name);
 	for (int j = 0; j < s->nenv; j++)
@@ -145,7 +145,7 @@ static int experiment_show(const char *spec)
 	load_plan(spec, &pf);
 	print_header(&pf, stdout);
 	for (int i = 0; i < pf.nsections; i++)
-		print_section(&pf, i, stdout);
+		print_section(&pf, i, 0, NULL, stdout);
 	for (int i = 0; i < pf.nclaims; i++) {
 		const struct pf_claim *c = &pf.claims[i];
 
@@ -262,7 +262,7 @@ static int run_section(struct exp_ctx *x, int nextra, char **extra, const char *
 	argv = planfile_argv(x->pf, x->sec, n, mine, &argc);
 	if (!quiet) {
 		putchar('\n');
-		print_section(x->pf, x->sec, stdout);
+		print_section(x->pf, x->sec, n, mine, stdout);
 		fflush(stdout);
 	}
 	section_env(s, saved, true);
