@@ -58,7 +58,8 @@ endif
 
 SRCS      := $(wildcard src/*.c src/tracers/*.c)
 OBJS      := $(SRCS:%.c=$(B)/%.o) $(B)/src/load/workloads.o
-MAIN_OBJ  := $(B)/src/main.o
+# The commands' front (main.c drives the measurements cmd_experiment.c calls): not in the tests' link
+MAIN_OBJ  := $(B)/src/main.o $(B)/src/cmd_experiment.o
 LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(OBJS))
 LOAD_SRCS := $(wildcard src/load/*.c)
 LOAD_OBJS := $(LOAD_SRCS:%.c=$(B)/%.o)

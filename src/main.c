@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "experiment.h"
 #include "clocks.h"
 #include "lock.h"
 #include "output_export.h"
@@ -42,6 +43,8 @@ static const char usage_main[] =
 	"  export     a run as CSV, Markdown or its results document\n"
 	"  import     record results documents (from other machines) in the store\n"
 	"  report     one self-contained HTML page of runs: charts, comparison, data\n"
+	"  experiment the five threads' experiments: list, show NAME, run NAME (the\n"
+	"             original claims beside today's figures)\n"
 	"\n"
 	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
 	"failed, 2 usage error, 3 another tracer disturbed a cell, 128+N interrupted\n"
@@ -50,6 +53,8 @@ static const char usage_main[] =
 static const char usage_run[] =
 	"usage: tracetax run [options]\n"
 	"\n"
+	"      --plan FILE         the plan in FILE (docs/experiments.md); the other\n"
+	"                          options override its fields\n"
 	"  -w, --workload LIST     workloads (see 'tracetax list'); default getpid\n"
 	"  -t, --tracer LIST       tracers, patterns ('bpf:tp/*', 'all') or groups\n"
 	"                          (@tools: strace, bpftrace...; @mechanisms), or\n"
@@ -205,45 +210,45 @@ static void take_lock(bool no_wait)
 	die_usage("%s%s", err, no_wait ? " (--no-wait)" : "");
 }
 
-static int cmd_run(int argc, char **argv)
+/* Signal handling once per process: an experiment measures several times. */
+static void signals_once(void)
 {
-	struct run_args a;
+	static bool ready;
+
+	if (!ready && signals_init())
+		die("cannot set up signal handling");
+	ready = true;
+}
+
+int run_measure(const struct run_args *a, run_hook hook, void *arg)
+{
 	struct results r;
 	struct plan p;
 	char err[256];
 	int ret, removed = 0;
 
-	if (cli_parse_run(argc, argv, &a, err, sizeof(err)))
-		die_usage_hint(err, "tracetax run --help");
-	if (a.help) {
-		fputs(usage_run, stdout);
-		cli_release(&a);
-		return 0;
-	}
-	if (plan_build(&a, &p))
+	if (plan_build(a, &p))
 		die("out of memory");
-	if (a.dry_run) {
-		plan_print(&p, &a, stdout);
+	if (a->dry_run) {
+		plan_print(&p, a, stdout);
 		plan_release(&p);
-		cli_release(&a);
 		return 0;
 	}
-	if (a.json_path && output_json_check(a.json_path, err, sizeof(err)))
+	if (a->json_path && output_json_check(a->json_path, err, sizeof(err)))
 		die_usage("%s", err);
-	if (a.csv_path && output_json_check(a.csv_path, err, sizeof(err)))
+	if (a->csv_path && output_json_check(a->csv_path, err, sizeof(err)))
 		die_usage("%s", err);
-	if (a.markdown_path && output_json_check(a.markdown_path, err, sizeof(err)))
+	if (a->markdown_path && output_json_check(a->markdown_path, err, sizeof(err)))
 		die_usage("%s", err);
 	/*
 	 * --no-wait fails before the signal thread exists: a process that exits
 	 * while a detached thread is still starting leaves LeakSanitizer a
 	 * half-built thread to report. Waiting needs the thread (Ctrl-C).
 	 */
-	if (a.no_wait)
+	if (a->no_wait)
 		take_lock(true);
-	if (signals_init())
-		die("cannot set up signal handling");
-	if (!a.no_wait)
+	signals_once();
+	if (!a->no_wait)
 		take_lock(false);
 	/* a fresh machine may not have tracefs mounted: libtracefs mounts it */
 	tracefs_tracing_dir();
@@ -257,13 +262,65 @@ static int cmd_run(int argc, char **argv)
 		warning("removed %d tool directory(ies) left by a killed tracetax", removed);
 	environment_collect(&r.env);
 	clocks_for_run(&r.timing);
-	ret = runner_run(&p, &a, find_load(), &r, a.quiet ? NULL : stderr);
+	ret = runner_run(&p, a, find_load(), &r, a->quiet ? NULL : stderr);
 	if (ret >= 128)
 		error("interrupted by signal %d: tracing torn down, no results written", ret - 128);
-	else
-		run_output(&a, &r, &ret);
+	else {
+		if (hook)
+			hook(&r, arg);
+		run_output(a, &r, &ret);
+	}
+	r.claims = NULL;
 	results_release(&r);
 	plan_release(&p);
+	return ret;
+}
+
+int pair_measure(const struct pair_args *a, pair_hook hook, void *arg)
+{
+	struct pair_results *r = malloc(sizeof(*r));
+	char err[256];
+	int ret;
+
+	if (!r)
+		die("out of memory");
+	if (a->json_path && output_json_check(a->json_path, err, sizeof(err)))
+		die_usage("%s", err);
+	signals_once();
+	take_lock(false);
+	ret = pair_run(a, find_load(), r);
+	if (ret >= 128) {
+		error("interrupted by signal %d: probes detached, no results written", ret - 128);
+	} else {
+		if (!a->json_path || strcmp(a->json_path, "-"))
+			output_pair_table(r, stdout);
+		if (a->json_path && output_pair_json(r, a->json_path))
+			ret = 1;
+		if (hook)
+			hook(r, arg);
+	}
+	pair_release(r);
+	free(r);
+	return ret;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	char err[256];
+	int ret;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--plan") || !strncmp(argv[i], "--plan=", 7))
+			return experiment_run_plan(argc, argv, i);
+	if (cli_parse_run(argc, argv, &a, err, sizeof(err)))
+		die_usage_hint(err, "tracetax run --help");
+	if (a.help) {
+		fputs(usage_run, stdout);
+		cli_release(&a);
+		return 0;
+	}
+	ret = run_measure(&a, NULL, NULL);
 	cli_release(&a);
 	signals_reraise();
 	return ret;
@@ -334,36 +391,17 @@ static int cmd_clocks(int argc, char **argv)
 
 static int cmd_pair(int argc, char **argv)
 {
-	struct pair_results *r = malloc(sizeof(*r));
 	struct pair_args a;
 	char err[256];
 	int ret;
 
-	if (!r)
-		die("out of memory");
 	if (pair_parse(argc, argv, &a, err, sizeof(err)))
 		die_usage_hint(err, "tracetax pair --help");
 	if (a.help) {
 		fputs(usage_pair, stdout);
-		free(r);
 		return 0;
 	}
-	if (a.json_path && output_json_check(a.json_path, err, sizeof(err)))
-		die_usage("%s", err);
-	if (signals_init())
-		die("cannot set up signal handling");
-	take_lock(false);
-	ret = pair_run(&a, find_load(), r);
-	if (ret >= 128) {
-		error("interrupted by signal %d: probes detached, no results written", ret - 128);
-	} else {
-		if (!a.json_path || strcmp(a.json_path, "-"))
-			output_pair_table(r, stdout);
-		if (a.json_path && output_pair_json(r, a.json_path))
-			ret = 1;
-	}
-	pair_release(r);
-	free(r);
+	ret = pair_measure(&a, NULL, NULL);
 	signals_reraise();
 	return ret;
 }
@@ -428,5 +466,7 @@ int main(int argc, char **argv)
 		return cmd_clocks(argc - 1, argv + 1);
 	if (!strcmp(cmd, "pair"))
 		return cmd_pair(argc - 1, argv + 1);
+	if (!strcmp(cmd, "experiment"))
+		return cmd_experiment(argc - 1, argv + 1);
 	die_usage("'%s' is not a tracetax command (see 'tracetax --help')", cmd);
 }

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "output_dist.h"
+#include "claims.h"
 #include "results.h"
 #include "util.h"
 
@@ -256,6 +257,9 @@ static json_t *results_json(const struct results *r)
 			  "pairs", r->stats_cost.pairs, "ns_per_event", num(r->stats_cost.mean),
 			  "ci95", pair(r->stats_cost.ci95[0], r->stats_cost.ci95[1])));
 	json_object_set_new(doc, "cells", cells);
+	/* a plan's claims (claims.h); a plain run's document has none: absent reads as null */
+	if (r->nclaims)
+		json_object_set_new(doc, "claims", claims_json(r->claims, r->nclaims));
 	return doc;
 }
 

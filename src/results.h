@@ -219,6 +219,8 @@ struct run_options {
 	int msg_size;             /* --msg-size: bytes per message of the tcp workloads */
 };
 
+struct claim_row;
+
 struct results {
 	struct environment env;
 	struct run_options opts;
@@ -229,6 +231,8 @@ struct results {
 	struct stats_cost stats_cost; /* the first BPF cell's, measured once */
 	double elapsed_s;
 	struct timing timing;
+	const struct claim_row *claims;   /* a plan's claims on this run (claims.h); NULL */
+	int nclaims;
 };
 
 /* Fill cell's statistics from its reps (results.c); @seed: the cell's own. */
