@@ -71,13 +71,18 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 # Helpers of the integration tests: another tracer (tt-attach), the activity probe (tt-activity)
 TEST_TOOLS := $(B)/tests/tt-attach $(B)/tests/tt-activity
 TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(B)/tests/tools/%.bpf.o,$(wildcard tests/tools/*.bpf.c))
+# LTTng-UST (the func-ust site, the lttng-ust tracer's probe): only where
+# liblttng-ust-dev is installed; without it the site is empty and lttng-ust skips.
+HAVE_UST  := $(shell pkg-config --exists lttng-ust 2>/dev/null && echo 1)
+UST_LIB   := $(if $(HAVE_UST),$(B)/libtracetax-ust.so)
+UST_CFLAGS := $(if $(HAVE_UST),-DTT_HAVE_UST $(shell pkg-config --cflags lttng-ust))
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
 .PHONY: all run check unit deps clean asan fuzz fuzz-bins FORCE
 .SECONDARY:
 
-all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UNIT_BINS) \
+all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB) $(UNIT_BINS) \
 	$(TEST_TOOLS)
 
 $(B)/tracetax: $(OBJS)
@@ -105,6 +110,12 @@ $(B)/libtracetax-preload.so: $(PRELOAD_SRCS) src/load/workloads.def src/load/wor
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $(PRELOAD_SRCS) -ldl
 
+# The probe of the func-ust tracepoint, LD_PRELOADed by lttng-ust only.
+$(B)/libtracetax-ust.so: src/ust/provider.c src/load/ust_tp.h
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -Isrc $(UST_CFLAGS) \
+		-o $@ $< $(shell pkg-config --libs lttng-ust 2>/dev/null)
+
 # Rewritten only when `git describe` changes, so that the version a run
 # reports is the build's, yet an unchanged tree rebuilds nothing.
 $(B)/version.h: FORCE
@@ -129,7 +140,7 @@ $(B)/src/load/cpus.o $(B)/src/load/hist.o: $(B)/src/load/%.o: src/%.c
 $(B)/src/load/%.o: src/load/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
-	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -c -o $@ $<
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc $(UST_CFLAGS) -c -o $@ $<
 
 # libbpf-bootstrap pipeline: clang -target bpf -> bpftool gen object -> skeleton
 $(B)/bpf/%.tmp.o: bpf/%.bpf.c bpf/*.h

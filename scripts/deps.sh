@@ -13,8 +13,10 @@ systemtap-sdt-dev"
 # What the tests use besides the build: JSON checks, process checks,
 # setpriv to run the unprivileged part as nobody, a browser to load the
 # HTML report in (t_report.sh), and the tools measured as tracers (strace,
-# bpftrace, perf, ltrace, uftrace).
-TOOLS="python3 python3-jsonschema procps util-linux chromium strace bpftrace linux-perf ltrace uftrace"
+# bpftrace, perf, ltrace, uftrace, LTTng: liblttng-ust-dev builds the
+# func-ust tracepoint and its probe, without it lttng-ust skips).
+TOOLS="python3 python3-jsonschema procps util-linux chromium strace bpftrace linux-perf ltrace uftrace
+lttng-tools liblttng-ust-dev babeltrace2"
 
 # missing_packages PKG...: those of PKG that dpkg does not have installed.
 # dpkg-query names only the packages it knows, and complains about the

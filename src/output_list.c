@@ -19,7 +19,8 @@ static int probe(const char *name, char *reason, size_t len)
 		snprintf(reason, len, "%s", err);
 		return TT_FAIL;
 	}
-	plan_bind(&t, t.ops->hooks & TT_HOOK_USDT ? "func-usdt" :
+	plan_bind(&t, t.ops->hooks & TT_HOOK_UST ? "func-ust" :
+			t.ops->hooks & TT_HOOK_USDT ? "func-usdt" :
 			t.ops->hooks & TT_HOOK_FUNC ? "func" : "getpid", list_load_path);
 	return tracer_supported(&t, reason, len);
 }
@@ -61,6 +62,8 @@ static int list_json(FILE *f)
 				json_array_append_new(hooks, json_string("function"));
 			if (ops->hooks & TT_HOOK_USDT)
 				json_array_append_new(hooks, json_string("usdt"));
+			if (ops->hooks & TT_HOOK_UST)
+				json_array_append_new(hooks, json_string("ust"));
 			json_array_append_new(tr, json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:s}",
 				"name", name, "family", ops->name,
 				"group", ops->flags & TT_F_TOOL ? "tools" : "mechanisms", "hooks", hooks,

@@ -84,6 +84,11 @@ int plan_hooks_ok(unsigned h, const struct workload *w, const char *target, char
 		snprintf(reason, len, "workload '%s' has no USDT probe (try 'func-usdt')", w->name);
 		return 0;
 	}
+	if ((h & TT_HOOK_UST) && !workload_ust(w)) {
+		snprintf(reason, len, "workload '%s' has no LTTng-UST tracepoint (try 'func-ust')",
+			 w->name);
+		return 0;
+	}
 	return 1;
 }
 

@@ -54,6 +54,7 @@ struct workload;
 /* With TT_HOOK_SYSCALL: any tracepoint, --target SYSTEM:EVENT, in place of the
  * syscall's own (t->tp_system, t->tp_event); without it the plan skips such a cell. */
 #define TT_HOOK_TRACEPOINT 0x8
+#define TT_HOOK_UST     0x10  /* an LTTng-UST tracepoint in the loop: workload_ust(t->workload) */
 
 /* What the core may know about a tracer (tracer_ops.flags). */
 #define TT_F_AA         0x1   /* attaches nothing: its cell is the run's A/A test */

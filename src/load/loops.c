@@ -24,6 +24,7 @@
 #include "loops.h"
 #include "timer.h"
 #include "tcp.h"
+#include "ust.h"
 #include "workloads.h"
 
 /*

@@ -43,3 +43,18 @@ const struct workload *workload_find(const char *name)
 			return w;
 	return NULL;
 }
+
+enum {
+#define WORKLOAD(id, ...) WL_UST_INDEX_##id,
+#include "workloads.def"
+	WL_UST_COUNT
+};
+static const char *const ust_events[WL_UST_COUNT] = {
+#define WL_UST(id, event) [WL_UST_INDEX_##id] = event,
+#include "workloads.def"
+};
+
+const char *workload_ust(const struct workload *w)
+{
+	return ust_events[w - workloads];
+}

@@ -26,6 +26,8 @@ struct workload {
 
 extern const struct workload workloads[];
 const struct workload *workload_find(const char *name);
+/* The LTTng-UST event in @w's loop ("tracetax:func", WL_UST); NULL: none. */
+const char *workload_ust(const struct workload *w);
 
 /* The target function: in its own library, so that LD_PRELOAD can interpose it. */
 int tt_func(int x);

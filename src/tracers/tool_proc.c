@@ -25,6 +25,7 @@
 #include "../util.h"
 #include "tool.h"
 #include "tool_proc.h"
+#include "lttng.h"
 
 void tool_arg(struct tool_argv *av, const char *fmt, ...)
 {
@@ -422,6 +423,7 @@ int tool_cleanup_stale(int *removed)
 		if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmp_dir(), e->d_name);
+		lttng_cleanup_stale(path);	/* its session daemon's leftovers, listed there */
 		if (rm_tree(path, false)) {
 			ret = error("cannot remove '%s': %s", path, strerror(errno));
 			continue;
