@@ -293,6 +293,28 @@ static int item_cmp(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
+int activity_sample_settled(struct activity *a)
+{
+	char what[8];
+
+	if (activity_sample(a))
+		return -1;
+	for (int i = 0; i < 50; i++) {
+		struct activity now;
+
+		usleep(20000);
+		if (activity_sample(&now))
+			return 0;	/* keep what we have */
+		if (!activity_diff(a, &now, what, sizeof(what))) {
+			activity_release(&now);
+			return 0;
+		}
+		activity_release(a);
+		*a = now;
+	}
+	return 0;
+}
+
 int activity_sample(struct activity *a)
 {
 	struct items it = { 0 };

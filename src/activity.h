@@ -39,6 +39,14 @@ struct activity {
 
 /* 0, or -1 with errno (out of memory). Missing tracefs or BPF access is no error. */
 int activity_sample(struct activity *a);
+/*
+ * Like activity_sample(), once what another process just let go of is
+ * gone: the BPF programs of a tracetax (or any tracer) that exited a moment
+ * ago linger until the kernel's grace period frees them, and a sample that
+ * saw them would call their going a disturbance. Samples every 20 ms until
+ * two in a row agree, for at most a second.
+ */
+int activity_sample_settled(struct activity *a);
 void activity_release(struct activity *a);
 
 /*

@@ -198,12 +198,16 @@ static void mitigations(char *buf, size_t len)
 	trim_separator(buf);
 }
 
-/* Tracing already active, from the same probe the runner compares around every cell. */
+/*
+ * Tracing already active, from the same probe the runner compares around
+ * every cell; settled first, so that the programs of a run that just ended
+ * are gone before the first cell's sample.
+ */
 static void other_tracers(char *buf, size_t len)
 {
 	struct activity a;
 
-	if (activity_sample(&a) < 0) {
+	if (activity_sample_settled(&a) < 0) {
 		snprintf(buf, len, "unknown (%s)", strerror(errno));
 		return;
 	}
