@@ -123,7 +123,7 @@ static void test_json_document(void **state)
 
 	(void)state;
 	assert_string_equal(json_string_value(json_object_get(doc, "tracetax_version")), "test");
-	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 2);
+	assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 3);
 	env = json_object_get(doc, "environment");
 	assert_string_equal(json_string_value(json_object_get(env, "clocksource")), "tsc");
 	assert_int_equal(json_integer_value(json_object_get(env, "cpus")), 2);
