@@ -2,6 +2,7 @@
  * One cell of a results document and its runs (doc_field.h): the
  * figures checked against the status, the runs against the rep count.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,18 @@
 static const char *const status_names[] = { "ok", "skipped", "failed", NULL };
 static const char *const end_names[] = { "reps", "precision", "max_time", "max_reps", "stopped", NULL };
 
-static int read_run(struct rd *x, json_t *o, struct rep *r)
+/* Version 3 added these; absent from a version 2 document, they read as null. */
+#define V3(key, read) (!rd_absent(x, o, key) && (read))
+
+/* A tool's start-up and shut-down, ms: NaN for a mechanism. */
+static int read_tool_ms(struct rd *x, json_t *o, double *startup, double *shutdown)
+{
+	*startup = *shutdown = NAN;
+	return V3("startup_ms", rd_num(x, o, "startup_ms", 0, F_NULL, startup)) ||
+	       V3("shutdown_ms", rd_num(x, o, "shutdown_ms", 0, F_NULL, shutdown)) ? -1 : 0;
+}
+
+static int read_run(struct rd *x, json_t *o, struct rep *r, int threads)
 {
 	double mhz[2];
 	int ret;
@@ -33,7 +45,8 @@ static int read_run(struct rd *x, json_t *o, struct rep *r)
 	      rd_bool(x, o, "outlier", &r->outlier) ||
 	      rd_num(x, o, "wall_ms", 0, F_NULL, &r->wall_ms) ||
 	      rd_num(x, o, "steal_ms", 0, F_NULL, &r->steal_ms) ||
-	      rd_pair(x, o, "cpu_mhz", 0, mhz) ? -1 : 0;
+	      rd_pair(x, o, "cpu_mhz", 0, mhz) || read_tool_ms(x, o, &r->startup_ms, &r->shutdown_ms) ||
+	      doc_read_rep_dist(x, o, r, threads) ? -1 : 0;
 	/* the struct's "unknown" for these is 0, as results.c fills it */
 	if (isnan(r->base_cycles_per_op))
 		r->base_cycles_per_op = 0;
@@ -67,12 +80,95 @@ static int read_runs(struct rd *x, json_t *o, struct cell *c)
 	for (int i = 0; i < c->nreps; i++) {
 		size_t k = rd_push_index(x, (size_t)i);
 
-		if (read_run(x, json_array_get(runs, (size_t)i), &c->reps[i]))
+		if (read_run(x, json_array_get(runs, (size_t)i), &c->reps[i], c->threads))
 			return -1;
 		rd_pop(x, k);
 	}
 	rd_pop(x, at);
 	return 0;
+}
+
+/* A BPF cell's program time: null for another; every figure null when not measured. */
+static int read_program(struct rd *x, json_t *o, struct prog_time *p)
+{
+	int64_t runs = -1;
+	json_t *v;
+	size_t at;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->ns_per_run = p->run_ns = p->dispatch_ns = p->range[0] = p->range[1] = NAN;
+	if (rd_object(x, o, "program", &v))
+		return -1;
+	if (!v)
+		return 0;
+	at = rd_push(x, "program");
+	ret = rd_num(x, v, "ns_per_run", 0, F_NULL, &p->ns_per_run) ||
+	      rd_pair(x, v, "ns_per_run_range", F_NULL, p->range) ||
+	      rd_int(x, v, "runs", 1, INT_MAX, F_NULL, &runs) ||
+	      rd_int(x, v, "run_cnt", 0, INT64_MAX, F_NULL, &p->run_cnt) ||
+	      rd_num(x, v, "run_time_ns", 0, F_NULL, &p->run_ns) ||
+	      rd_int(x, v, "hits", 0, INT64_MAX, F_NULL, &p->hits) ||
+	      rd_int(x, v, "events", 0, INT64_MAX, F_NULL, &p->events) ||
+	      rd_num(x, v, "dispatch_ns_per_event", -INFINITY, F_NULL, &p->dispatch_ns) ||
+	      rd_str(x, v, "reason", p->reason, sizeof(p->reason), F_NULL) ? -1 : 0;
+	rd_pop(x, at);
+	p->bpf = true;
+	/* the writer gives the pass's runs exactly when it measured */
+	p->measured = !ret && runs > 0;
+	p->runs = p->measured ? (int)runs : 0;
+	return ret;
+}
+
+/* Workloads that send bytes: their throughput with and without the tracer. */
+static int read_throughput(struct rd *x, json_t *o, struct cell *c)
+{
+	json_t *v;
+	size_t at;
+	int ret;
+
+	c->bytes_per_event = 0;
+	c->base_mbps = c->traced_mbps = c->loss_pct = c->loss_ci95[0] = c->loss_ci95[1] = NAN;
+	if (rd_object(x, o, "throughput", &v))
+		return -1;
+	if (!v)
+		return 0;
+	at = rd_push(x, "throughput");
+	ret = rd_int(x, v, "bytes_per_event", 1, INT64_MAX, 0, &c->bytes_per_event) ||
+	      rd_num(x, v, "baseline_mb_per_s", 0, F_NULL, &c->base_mbps) ||
+	      rd_num(x, v, "traced_mb_per_s", 0, F_NULL, &c->traced_mbps) ||
+	      rd_num(x, v, "loss_pct", -INFINITY, F_NULL, &c->loss_pct) ||
+	      rd_pair(x, v, "loss_ci95", 0, c->loss_ci95) ? -1 : 0;
+	rd_pop(x, at);
+	return ret;
+}
+
+/* Version 3's figures of a cell: null in a cell that is not ok, as the others. */
+static int read_v3(struct rd *x, json_t *o, struct cell *c, bool ok)
+{
+	static const char *const ok_only[] = {
+		"startup_ms", "shutdown_ms", "hits_per_event", "overhead_ns_per_hit", "throughput",
+		"program", "per_thread", "cpus_used", "thread_spread_pct", "throughput_mops",
+		"latency", NULL,
+	};
+
+	for (int i = 0; !ok && ok_only[i]; i++) {
+		json_t *v = json_object_get(o, ok_only[i]);
+
+		if (v && !json_is_null(v)) {
+			rd_push(x, ok_only[i]);
+			return rd_fail(x, "figures of a cell that is not ok");
+		}
+	}
+	c->hits_per_event = c->ns_per_hit = NAN;
+	return read_tool_ms(x, o, &c->startup_ms, &c->shutdown_ms) ||
+	       V3("hits_per_event", rd_num(x, o, "hits_per_event", 0, F_NULL, &c->hits_per_event)) ||
+	       V3("overhead_ns_per_hit",
+		  rd_num(x, o, "overhead_ns_per_hit", -INFINITY, F_NULL, &c->ns_per_hit)) ||
+	       V3("verified_syscall", rd_str(x, o, "verified_syscall", c->verified_syscall,
+					     sizeof(c->verified_syscall), F_NULL)) ||
+	       read_throughput(x, o, c) || read_program(x, o, &c->prog) ||
+	       doc_read_cell_dist(x, o, c) ? -1 : 0;
 }
 
 /* A cell's figures: all there when it is ok, all null when it is not. */
@@ -161,7 +257,8 @@ int doc_read_cell(struct rd *x, json_t *o, struct cell *c)
 		rd_push(x, "reason");
 		return rd_fail(x, "a cell that is not ok without its reason");
 	}
-	if (read_figures(x, o, c, c->status == CELL_OK) || read_runs(x, o, c) ||
+	if (read_figures(x, o, c, c->status == CELL_OK) || read_v3(x, o, c, c->status == CELL_OK) ||
+	    read_runs(x, o, c) ||
 	    rd_pair(x, o, "cpu_mhz", F_NULL, mhz))
 		return -1;
 	c->mhz_min = mhz[0];

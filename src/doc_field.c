@@ -298,3 +298,44 @@ int rd_summary(struct rd *x, json_t *o, const char *key, size_t n, int flags, st
 	*present = !ret;
 	DONE(at, ret);
 }
+
+bool rd_absent(struct rd *x, json_t *o, const char *key)
+{
+	return x->version < 3 && !json_object_get(o, key);
+}
+
+int rd_object(struct rd *x, json_t *o, const char *key, json_t **out)
+{
+	size_t at;
+	json_t *v;
+
+	*out = NULL;
+	if (rd_absent(x, o, key))
+		return 0;
+	v = field(x, o, key, &at);
+	if (!v)
+		DONE(at, -1);
+	if (json_is_null(v))
+		DONE(at, 0);
+	if (!json_is_object(v))
+		DONE(at, rd_fail(x, "want an object or null, not %s", rd_type(v)));
+	*out = v;
+	DONE(at, 0);
+}
+
+int rd_sides(struct rd *x, json_t *o, const char *key, double min, double out[2])
+{
+	json_t *v;
+	size_t at;
+	int ret;
+
+	out[0] = out[1] = NAN;
+	if (rd_object(x, o, key, &v))
+		return -1;
+	if (!v)
+		return 0;
+	at = rd_push(x, key);
+	ret = rd_num(x, v, "baseline", min, F_NULL, &out[0]) ||
+	      rd_num(x, v, "traced", min, F_NULL, &out[1]) ? -1 : 0;
+	DONE(at, ret);
+}

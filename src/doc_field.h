@@ -21,6 +21,8 @@ struct rd {
 	size_t plen;
 	char *err;
 	size_t errlen;
+	int version;         /* the document's schema_version */
+	int latencies;       /* cells with --latency distributions so far */
 };
 
 enum { F_NULL = 1, F_NONEMPTY = 2 };
@@ -50,9 +52,24 @@ int rd_array(struct rd *x, json_t *o, const char *key, size_t max, json_t **out)
 int rd_summary(struct rd *x, json_t *o, const char *key, size_t n, int flags, struct summary *s,
 	       bool *present);
 
+/* A field version 3 added, absent from a version 2 document: read as null. */
+bool rd_absent(struct rd *x, json_t *o, const char *key);
+/* An object, or null (*out NULL); absent from a version 2 document reads as null. */
+int rd_object(struct rd *x, json_t *o, const char *key, json_t **out);
+/* {baseline, traced} of numbers or nulls (NaN), at least @min; null: both NaN. */
+int rd_sides(struct rd *x, json_t *o, const char *key, double min, double out[2]);
+
 /* A cell of cells[] and its runs (doc_cell.c). */
 #define MAX_THREADS 65536
 struct cell;
+struct rep;
+struct results;
 int doc_read_cell(struct rd *x, json_t *o, struct cell *c);
+
+/* Version 3's fields (doc_dist.c): what tracetax timed with and what BPF
+ * stats cost; a cell's threads, throughput and latency; a run's threads. */
+int doc_read_top_dist(struct rd *x, json_t *d, struct results *r);
+int doc_read_cell_dist(struct rd *x, json_t *o, struct cell *c);
+int doc_read_rep_dist(struct rd *x, json_t *o, struct rep *r, int threads);
 
 #endif

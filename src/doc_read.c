@@ -1,7 +1,7 @@
 /*
  * A results document back into struct results (doc_read.h): the same
  * structs output_json.c wrote it from, so that output_table() reprints a
- * stored run as it was printed. Strict about what it knows (types, ranges,
+ * stored run as it was printed (version 3's fields: doc_dist.c). Strict about what it knows (types, ranges,
  * lengths, a cell's figures against its status), silent about fields it
  * does not: other parts of tracetax add fields within a schema version.
  */
@@ -90,7 +90,7 @@ static int read_options(struct rd *x, json_t *d, struct run_options *o)
 {
 	size_t at = rd_push(x, "options");
 	json_t *v = json_object_get(d, "options");
-	int64_t it = 0, max_time = -1;
+	int64_t it = 0, max_time = -1, msg_size = -1;
 	int cpu = 0, ret;
 
 	if (!v || !json_is_object(v)) {
@@ -104,8 +104,12 @@ static int read_options(struct rd *x, json_t *d, struct run_options *o)
 	      rd_str(x, v, "target", o->target, sizeof(o->target), F_NULL) ||
 	      rd_enum(x, v, "tracer_cpu", cpu_names, &cpu) ||
 	      rd_num(x, v, "precision_pct", 0, F_NULL, &o->precision) ||
-	      rd_int(x, v, "max_time_s", 1, INT_MAX, F_NULL, &max_time) ? -1 : 0;
+	      rd_int(x, v, "max_time_s", 1, INT_MAX, F_NULL, &max_time) ||
+	      (!rd_absent(x, v, "latency") && rd_bool(x, v, "latency", &o->latency)) ||
+	      (!rd_absent(x, v, "msg_size") &&
+	       rd_int(x, v, "msg_size", 1, INT_MAX, F_NULL, &msg_size)) ? -1 : 0;
 	o->iterations = it;
+	o->msg_size = msg_size < 0 ? 0 : (int)msg_size;
 	o->precision = isnan(o->precision) ? 0 : o->precision;
 	o->max_time_s = max_time < 0 ? 0 : (int)max_time;
 	snprintf(o->tracer_cpu, sizeof(o->tracer_cpu), "%s", cpu_names[cpu]);
@@ -168,6 +172,7 @@ static int read_version(struct rd *x, json_t *d)
 	if (json_integer_value(v) < DOC_SCHEMA_OLDEST || json_integer_value(v) > DOC_SCHEMA_VERSION)
 		return rd_fail(x, "version %lld, this tracetax reads versions %d to %d",
 			       (long long)json_integer_value(v), DOC_SCHEMA_OLDEST, DOC_SCHEMA_VERSION);
+	x->version = (int)json_integer_value(v);
 	rd_pop(x, 0);
 	return 0;
 }
@@ -181,7 +186,7 @@ static int read_results(struct rd *x, json_t *d, struct results *r)
 	if (read_version(x, d) ||
 	    rd_str(x, d, "tracetax_version", version, sizeof(version), F_NONEMPTY) ||
 	    read_env(x, d, &r->env) || read_options(x, d, &r->opts) ||
-	    rd_num(x, d, "elapsed_s", 0, F_NULL, &r->elapsed_s))
+	    rd_num(x, d, "elapsed_s", 0, F_NULL, &r->elapsed_s) || doc_read_top_dist(x, d, r))
 		return -1;
 	r->nfloors = (int)count_of(d, "noise_floors");
 	r->ncells = (int)count_of(d, "cells");

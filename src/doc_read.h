@@ -15,7 +15,7 @@
 #include "results.h"
 
 /* The schema version this tracetax writes, and the oldest it reads: version 3
- * only added fields, which the reader does not need, so version 2 documents
+ * only added fields, which read as null from a version 2 document, so those
  * (and stores holding them) stay readable. */
 #define DOC_SCHEMA_VERSION 3
 #define DOC_SCHEMA_OLDEST  2
@@ -30,6 +30,9 @@
 #define DOC_MAX_BYTES  (64u << 20)
 #define DOC_MAX_VALUES 2000000
 #define DOC_MAX_DEPTH  32
+/* Each --latency cell becomes two 16 KiB histograms: a few hundred bytes of
+ * text must not cost that 4 million times. No plan has this many cells. */
+#define DOC_MAX_LATENCIES 4096
 
 struct doc {
 	struct results r;

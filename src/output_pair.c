@@ -146,7 +146,7 @@ int output_pair_json(const struct pair_results *r, const char *path)
 		die("out of memory");
 	if (!(f = fopen(tmp, "we"))) {
 		error("cannot create '%s': %s", tmp, strerror(errno));
-	} else if ((fprintf(f, "%s\n", s) < 0) | (fclose(f) != 0)) {	/* both, always */
+	} else if ((int)(fprintf(f, "%s\n", s) < 0) | (int)(fclose(f) != 0)) {	/* both, always */
 		error("cannot write '%s': %s", tmp, strerror(errno));
 		unlink(tmp);
 	} else if (rename(tmp, path)) {

@@ -53,7 +53,7 @@ static int stats_on(char *why, size_t len)
 /* One traced run for the cost of stats; its ns/op. 0, or -1 (the cell failed). */
 static int cost_run(struct cell_ctx *x, bool stats, double *ns)
 {
-	struct load_result res;
+	struct load_result res = { 0 };
 	struct tt_hits h;
 	char why[TT_REASON_MAX];
 	int fd = stats ? stats_on(why, sizeof(why)) : -1, rc;
@@ -64,6 +64,7 @@ static int cost_run(struct cell_ctx *x, bool stats, double *ns)
 	if (fd >= 0)
 		close(fd);
 	*ns = res.ns_per_op;
+	load_result_release(&res);
 	return rc;
 }
 
@@ -109,20 +110,23 @@ static void measure_cost(struct cell_ctx *x, struct stats_cost *cost)
 static int pass_runs(struct cell_ctx *x, struct prog_time *p, double *per_run)
 {
 	struct tt_prog_stats s0, s1;
-	struct load_result res;
+	struct load_result res = { 0 };
 	struct tt_hits h;
+	int rc;
 
 	for (int i = 0; i < PASS_RUNS; i++) {
 		if (tracer_prog_stats(&x->t, &s0) != TT_OK)
 			return 1;
-		if (cell_run_traced(x, &res, &h))
+		rc = cell_run_traced(x, &res, &h);
+		p->events += rc ? 0 : res.events;
+		load_result_release(&res);	/* its threads' figures: not needed here */
+		if (rc)
 			return -1;
 		if (tracer_prog_stats(&x->t, &s1) != TT_OK)
 			return 1;
 		p->run_cnt += (int64_t)(s1.run_cnt - s0.run_cnt);
 		p->run_ns += (double)(s1.run_ns - s0.run_ns);
 		p->hits = p->hits < 0 || h.hits < 0 ? -1 : p->hits + h.hits;
-		p->events += res.events;
 		per_run[i] = s1.run_cnt > s0.run_cnt ?
 			(double)(s1.run_ns - s0.run_ns) / (double)(s1.run_cnt - s0.run_cnt) : NAN;
 	}

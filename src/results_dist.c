@@ -111,7 +111,8 @@ void results_finish_latency(struct cell *c)
 
 void results_release_cell(struct cell *c)
 {
-	for (int i = 0; i < c->nreps; i++)
+	/* a document refused half-read has a rep count without its reps */
+	for (int i = 0; c->reps && i < c->nreps; i++)
 		free(c->reps[i].threads);
 	free(c->reps);
 	free(c->per_thread);

@@ -1,5 +1,6 @@
 # The results store: runs record by default (not with --no-store), history
-# lists them, show reprints the table the run printed; a store that cannot
+# lists them, show reprints the table the run printed (of a mixed plan
+# too, every part of it); a store that cannot
 # be written (read-only, full, corrupt) costs the record, not the table:
 # one line, exit 1, the database as it was; two writers at once both
 # succeed; a version 1 store is migrated.
@@ -35,6 +36,34 @@ done
 [ "$rc" = 1 ] && grep -q "no results store at '$TMP/none.db'" "$TMP/err" || fail "missing store: exit $rc: $(cat "$TMP/err")"
 [ -e "$TMP/none.db" ] && fail "history created a store"
 echo "recorded, listed, shown"
+
+# show reprints every part of a table from the document, to the byte: the
+# clock and --latency header lines, BPF stats, program time, a tool's
+# start/exit, latency percentiles and histograms, the scaling view, per hit
+# and per byte; from the store and from the --json document alike.
+if [ "$(id -u)" = 0 ]; then
+	mixed=(--store "$TMP/mixed.db" --color never --reps 2 -n 2000)
+	"$TT" run "${mixed[@]}" -w getpid -t none,bpf:tp/count,strace -T 1,2 --latency \
+		--json "$TMP/m1.json" >"$TMP/m1.out" 2>"$TMP/m1.err"
+	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "mixed run 1 exited $rc: $(cat "$TMP/m1.err")"
+	"$TT" run "${mixed[@]}" -w tcp -t none,bpf:tp/count --target tcp:tcp_probe \
+		--json "$TMP/m2.json" >"$TMP/m2.out" 2>"$TMP/m2.err"
+	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "mixed run 2 exited $rc: $(cat "$TMP/m2.err")"
+	for part in '^timed with CLOCK_MONOTONIC' '^--latency: each call' '^scaling: ' '^latency: ns per call'; do
+		grep -q "$part" "$TMP/m1.out" || fail "mixed run 1 printed no '$part': $(cat "$TMP/m1.out")"
+	done
+	for i in 1 2; do
+		"$TT" show "$i" --store "$TMP/mixed.db" --color never >"$TMP/s$i" || fail "show $i exited $?"
+		cmp -s "$TMP/s$i" "$TMP/m$i.out" ||
+			fail "show $i differs from mixed run $i's table: $(diff "$TMP/m$i.out" "$TMP/s$i")"
+		"$TT" show "$TMP/m$i.json" --color never >"$TMP/s$i" || fail "show m$i.json exited $?"
+		cmp -s "$TMP/s$i" "$TMP/m$i.out" ||
+			fail "show m$i.json differs from its run's table: $(diff "$TMP/m$i.out" "$TMP/s$i")"
+	done
+	echo "mixed: show reprints $(wc -l <"$TMP/m1.out") and $(wc -l <"$TMP/m2.out") lines"
+fi
 
 # A corrupt database: one line, exit 1, the table printed, the file untouched.
 head -c 8192 /dev/urandom >"$TMP/junk.db"

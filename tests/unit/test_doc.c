@@ -81,10 +81,10 @@ static void test_round_trip(void **state)
 	doc_release(&d);
 }
 
-/* @fn changes the fake document; the reader must refuse it at @where. */
-static void refused(void (*fn)(json_t *d), const char *where, const char *what)
+/* @fn changes @base; the reader must refuse it at @where. */
+static void refused_in(const char *base, void (*fn)(json_t *d), const char *where, const char *what)
 {
-	json_t *j = json_loads(fake_doc, 0, NULL);
+	json_t *j = json_loads(base, 0, NULL);
 	char err[512], *text;
 	struct doc d;
 
@@ -98,6 +98,11 @@ static void refused(void (*fn)(json_t *d), const char *where, const char *what)
 	doc_release(&d);
 	free(text);
 	json_decref(j);
+}
+
+static void refused(void (*fn)(json_t *d), const char *where, const char *what)
+{
+	refused_in(fake_doc, fn, where, what);
 }
 
 static json_t *cell(json_t *d, size_t i) { return json_array_get(json_object_get(d, "cells"), i); }
@@ -228,6 +233,241 @@ static void test_tolerant(void **state)
 	json_decref(j);
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ch;
+
+	if (!f)
+		fail_msg("cannot open '%s' (run from the top of the tree)", path);
+	while ((ch = getc(f)) != EOF)
+		putc(ch, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+/* The same JSON, numbers within 1e-9: a distribution's variance comes back
+ * from its mean and count through a subtraction, the rest exactly. */
+static void assert_json_close(json_t *a, json_t *b, const char *path)
+{
+	char sub[512];
+
+	if (json_typeof(a) != json_typeof(b))
+		fail_msg("%s: %s for %s", path, json_dumps(b, JSON_ENCODE_ANY),
+			 json_dumps(a, JSON_ENCODE_ANY));
+	if (json_is_object(a)) {
+		const char *k;
+		json_t *v;
+
+		if (json_object_size(a) != json_object_size(b))
+			fail_msg("%s: %zu fields for %zu", path, json_object_size(b), json_object_size(a));
+		json_object_foreach(a, k, v) {
+			snprintf(sub, sizeof(sub), "%s/%s", path, k);
+			if (!json_object_get(b, k))
+				fail_msg("%s: missing", sub);
+			assert_json_close(v, json_object_get(b, k), sub);
+		}
+	} else if (json_is_array(a)) {
+		if (json_array_size(a) != json_array_size(b))
+			fail_msg("%s: %zu elements for %zu", path, json_array_size(b), json_array_size(a));
+		for (size_t i = 0; i < json_array_size(a); i++) {
+			snprintf(sub, sizeof(sub), "%s/%zu", path, i);
+			assert_json_close(json_array_get(a, i), json_array_get(b, i), sub);
+		}
+	} else if (json_is_real(a)) {
+		double x = json_real_value(a), y = json_real_value(b);
+
+		if (fabs(x - y) > 1e-9 * fmax(fabs(x), fabs(y)))
+			fail_msg("%s: %.17g for %.17g", path, y, x);
+	} else if (!json_equal(a, b)) {
+		fail_msg("%s: %s for %s", path, json_dumps(b, JSON_ENCODE_ANY),
+			 json_dumps(a, JSON_ENCODE_ANY));
+	}
+}
+
+/*
+ * Documents of real runs with every version 3 field (a tool's start-up,
+ * program time, two thread counts, --latency; a tcp run's throughput and
+ * hits per tracepoint) read back into the structs they were written from:
+ * written again, they are the same document, and the table has each part.
+ */
+static void test_v3_fields(void **state)
+{
+	static const struct { const char *path, *want[6]; } docs[] = {
+		{ "tests/fixtures/docs/latency.json", { "timed with CLOCK_MONOTONIC around each hot loop",
+		  "\nstrace          1     1096      40698  39602 [-48985, 128189]     x37.1    4400/4400"
+		  "     0        -     23.2/0.461", "\nscaling: per tracer", "  costs the loop 87.6 ns a call",
+		  "\nstrace                 baseline      4000   947.5", "bpf stats: +-52.3 ns/event" } },
+		{ "tests/fixtures/docs/tcp.json", { "timed with CLOCK_MONOTONIC",
+		  "\nbpf:tp/count tcp        1    0.07     -7635   -107670     118.8     317.8  -167.6 [-, -]",
+		  "(1448 bytes an event)", "prog ns", "    109.0", ", target tcp:tcp_probe\n" } },
+		{ "tests/fixtures/docs/default.json", { "timed with", "prog ns", "", "", "", "" } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char *text = slurp(docs[i].path), err[512], *again, *table;
+		json_t *a = json_loads(text, 0, NULL), *b;
+		struct doc d;
+
+		if (parse(&d, text, err, sizeof(err)))
+			fail_msg("%s: %s", docs[i].path, err);
+		again = output_json_string(&d.r);
+		b = json_loads(again, 0, NULL);
+		assert_json_close(a, b, docs[i].path);
+		table = table_of(&d.r);
+		for (int k = 0; k < 6; k++)
+			if (!strstr(table, docs[i].want[k]))
+				fail_msg("%s: no '%s' in:\n%s", docs[i].path, docs[i].want[k], table);
+		json_decref(a);
+		json_decref(b);
+		free(again);
+		free(table);
+		free(text);
+		doc_release(&d);
+	}
+}
+
+/* A version 2 document has none of version 3's fields: all unknown. */
+static void test_v2(void **state)
+{
+	char *text = slurp("tests/fixtures/docs/small-v2.json"), err[512], *table;
+	struct doc d;
+
+	(void)state;
+	if (parse(&d, text, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_string_equal(d.r.timing.clock, "");
+	assert_int_equal(d.r.timing.clock_vdso, -1);
+	assert_false(d.r.stats_cost.measured);
+	assert_false(d.r.opts.latency);
+	assert_int_equal(d.r.opts.msg_size, 0);
+	for (int i = 0; i < d.r.ncells; i++) {
+		const struct cell *c = &d.r.cells[i];
+
+		assert_null(c->lat);
+		assert_null(c->per_thread);
+		assert_false(c->prog.bpf);
+		assert_true(isnan(c->startup_ms) && isnan(c->hits_per_event) && isnan(c->base_mops));
+		assert_int_equal(c->bytes_per_event, 0);
+		assert_int_equal(c->cpus_used, 0);
+		for (int r = 0; r < c->nreps; r++)
+			assert_null(c->reps[r].threads);
+	}
+	table = table_of(&d.r);
+	assert_null(strstr(table, "timed with"));
+	assert_null(strstr(table, "prog ns"));
+	free(table);
+	free(text);
+	doc_release(&d);
+}
+
+static json_t *dist(json_t *d, size_t c, const char *side)
+{
+	return json_object_get(json_object_get(cell(d, c), "latency"), side);
+}
+static json_t *bucket(json_t *d, size_t c, size_t i)
+{
+	return json_array_get(json_object_get(dist(d, c, "traced"), "buckets"), i);
+}
+static void bucket_lo(json_t *d) { json_array_set_new(bucket(d, 1, 0), 0, json_integer(1073)); }
+static void bucket_hi(json_t *d) { json_array_set_new(bucket(d, 1, 0), 1, json_integer(1090)); }
+static void bucket_empty(json_t *d) { json_array_set_new(bucket(d, 1, 3), 2, json_integer(0)); }
+static void bucket_negative(json_t *d) { json_array_set_new(bucket(d, 1, 3), 2, json_integer(-1)); }
+static void bucket_pair(json_t *d) { json_array_remove(bucket(d, 1, 2), 2); }
+static void buckets_swapped(json_t *d)
+{
+	json_t *b = json_object_get(dist(d, 1, "traced"), "buckets"), *first = json_incref(bucket(d, 1, 0));
+
+	json_array_remove(b, 0);
+	json_array_insert_new(b, 1, first);
+}
+static void count_more(json_t *d) { json_object_set_new(dist(d, 0, "baseline"), "count", json_integer(4001)); }
+static void max_low(json_t *d) { json_object_set_new(dist(d, 2, "traced"), "max", json_integer(29952)); }
+static void mean_high(json_t *d) { json_object_set_new(dist(d, 0, "traced"), "mean", json_real(1e9)); }
+static void dist_null(json_t *d) { json_object_set_new(json_object_get(cell(d, 0), "latency"), "traced", json_null()); }
+static void latency_pairs(json_t *d) { json_object_set_new(json_object_get(cell(d, 0), "latency"), "pairs", json_integer(0)); }
+static void startup_negative(json_t *d) { json_object_set_new(cell(d, 2), "startup_ms", json_real(-1)); }
+static void shutdown_string(json_t *d) { json_object_set_new(cell(d, 2), "shutdown_ms", json_string("1")); }
+static void per_thread_short(json_t *d) { json_array_remove(json_object_get(cell(d, 3), "per_thread"), 1); }
+static void thread_cpu(json_t *d)
+{
+	json_object_set_new(json_array_get(json_object_get(cell(d, 3), "per_thread"), 1), "cpu", json_integer(-2));
+}
+static void run_threads(json_t *d) { json_array_remove(json_object_get(run(d, 4, 1), "threads"), 0); }
+static void run_mops(json_t *d) { json_object_set_new(run(d, 4, 1), "throughput_mops", json_integer(3)); }
+static void cpus_used(json_t *d) { json_object_set_new(cell(d, 0), "cpus_used", json_integer(2)); }
+static void spread(json_t *d)
+{
+	json_object_set_new(json_object_get(cell(d, 3), "thread_spread_pct"), "traced", json_real(-5));
+}
+static void vdso_string(json_t *d) { json_object_set_new(json_object_get(d, "timing"), "clock_vdso", json_string("yes")); }
+static void no_timing(json_t *d) { json_object_del(d, "timing"); }
+static void long_clock(json_t *d)
+{
+	json_object_set_new(json_object_get(d, "timing"), "clock", json_string("CLOCK_MONOTONIC_RAW_AND_THEN_SOME"));
+}
+static void stats_threads(json_t *d) { json_object_set_new(json_object_get(d, "bpf_stats_cost"), "threads", json_integer(0)); }
+static void program_runs(json_t *d) { json_object_set_new(json_object_get(cell(d, 1), "program"), "runs", json_string("3")); }
+static void program_array(json_t *d) { json_object_set_new(cell(d, 1), "program", json_array()); }
+static void verified_number(json_t *d) { json_object_set_new(cell(d, 1), "verified_syscall", json_integer(39)); }
+static void msg_size_zero(json_t *d) { json_object_set_new(json_object_get(d, "options"), "msg_size", json_integer(0)); }
+static void latency_string(json_t *d) { json_object_set_new(json_object_get(d, "options"), "latency", json_string("yes")); }
+static void bytes_zero(json_t *d)
+{
+	json_object_set_new(json_object_get(cell(d, 1), "throughput"), "bytes_per_event", json_integer(0));
+}
+static void hits_per_event(json_t *d) { json_object_set_new(cell(d, 1), "hits_per_event", json_real(-0.5)); }
+static void skipped_latency(json_t *d) { json_object_set_new(cell(d, 2), "latency", json_pack("{s:i}", "pairs", 2)); }
+static void v3_missing(json_t *d) { json_object_del(cell(d, 1), "per_thread"); }
+
+/* Version 3's fields are untrusted as the others: each refused where it is wrong. */
+static void test_refused_v3(void **state)
+{
+	char *lat = slurp("tests/fixtures/docs/latency.json"), *tcp = slurp("tests/fixtures/docs/tcp.json");
+	const char *b = "/cells/1/latency/traced/buckets";
+
+	(void)state;
+	refused_in(lat, bucket_lo, "/cells/1/latency/traced/buckets/0", "1073 is not where a bucket starts");
+	refused_in(lat, bucket_hi, "/cells/1/latency/traced/buckets/0", "ends at 1088, not 1090");
+	refused_in(lat, bucket_empty, "/cells/1/latency/traced/buckets/3", "an empty bucket");
+	refused_in(lat, bucket_negative, "/cells/1/latency/traced/buckets/3", "non-negative integers");
+	refused_in(lat, bucket_pair, "/cells/1/latency/traced/buckets/2", "want [lo, hi, count], not another array");
+	refused_in(lat, buckets_swapped, b, "not in ascending order");
+	refused_in(lat, count_more, "/cells/0/latency/baseline/buckets", "4000 calls, but count is 4001");
+	refused_in(lat, max_low, "/cells/2/latency/traced/max", "not in the last bucket");
+	refused_in(lat, mean_high, "/cells/0/latency/traced/mean", "not between min and max");
+	refused_in(lat, dist_null, "/cells/0/latency/traced", "want a distribution object, not null");
+	refused_in(lat, latency_pairs, "/cells/0/latency/pairs", "out of range");
+	refused_in(lat, startup_negative, "/cells/2/startup_ms", "-1 is below 0");
+	refused_in(lat, shutdown_string, "/cells/2/shutdown_ms", "want a number or null, not a string");
+	refused_in(lat, per_thread_short, "/cells/3/per_thread", "1 threads, but the cell has 2");
+	refused_in(lat, thread_cpu, "/cells/3/per_thread/1/cpu", "out of range");
+	refused_in(lat, run_threads, "/cells/4/runs/1/threads", "1 threads, but the cell has 2");
+	refused_in(lat, run_mops, "/cells/4/runs/1/throughput_mops", "want an object or null, not an integer");
+	refused_in(lat, cpus_used, "/cells/0/cpus_used", "2 is out of range (1 to 1)");
+	refused_in(lat, spread, "/cells/3/thread_spread_pct/traced", "below 0");
+	refused_in(lat, vdso_string, "/timing/clock_vdso", "want a boolean, not a string");
+	refused_in(lat, no_timing, "/timing", "missing");
+	refused_in(lat, long_clock, "/timing/clock", "longer than 31 bytes");
+	refused_in(lat, stats_threads, "/bpf_stats_cost/threads", "out of range");
+	refused_in(lat, program_runs, "/cells/1/program/runs", "want an integer or null, not a string");
+	refused_in(lat, program_array, "/cells/1/program", "want an object or null, not an array");
+	refused_in(lat, verified_number, "/cells/1/verified_syscall", "want a string or null");
+	refused_in(lat, latency_string, "/options/latency", "want a boolean");
+	refused_in(lat, v3_missing, "/cells/1/per_thread", "missing");
+	refused_in(tcp, msg_size_zero, "/options/msg_size", "out of range");
+	refused_in(tcp, bytes_zero, "/cells/1/throughput/bytes_per_event", "out of range");
+	refused_in(tcp, hits_per_event, "/cells/1/hits_per_event", "below 0");
+	refused(skipped_latency, "/cells/2/latency", "figures of a cell that is not ok");
+	free(lat);
+	free(tcp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +475,9 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_refused_text),
 		cmocka_unit_test(test_tolerant),
+		cmocka_unit_test(test_v3_fields),
+		cmocka_unit_test(test_v2),
+		cmocka_unit_test(test_refused_v3),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
