@@ -301,7 +301,7 @@ static void test_v3_fields(void **state)
 		{ "tests/fixtures/docs/latency.json", { "timed with CLOCK_MONOTONIC around each hot loop",
 		  "\nstrace          1     1096      40698  39602 [-48985, 128189]     x37.1    4400/4400"
 		  "     0        -     23.2/0.461", "\nscaling: per tracer", "  costs the loop 87.6 ns a call",
-		  "\nstrace                 baseline      4000   947.5", "bpf stats: +-52.3 ns/event" } },
+		  "\nstrace                 baseline      4000   947.5", "bpf stats: -52.3 ns/event" } },
 		{ "tests/fixtures/docs/tcp.json", { "timed with CLOCK_MONOTONIC",
 		  "\nbpf:tp/count tcp        1    0.07     -7635   -107670     118.8     317.8  -167.6 [-, -]",
 		  "(1448 bytes an event)", "prog ns", "    109.0", ", target tcp:tcp_probe\n" } },
