@@ -305,6 +305,9 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 			json = extra[i] + 7;
 		else if (!strcmp(extra[i], "-h") || !strcmp(extra[i], "--help")) {
 			fputs(usage_experiment, stdout);
+			free(x.rows);
+			free(rest);
+			planfile_release(pf);
 			return 0;
 		} else
 			rest[n++] = extra[i];
@@ -354,9 +357,13 @@ int experiment_run_plan(int argc, char **argv, int at)
 	for (int i = 1; i < argc; i++)
 		if (i < at || i >= at + skip)
 			extra[n++] = argv[i];
+	int ret;
+
 	if (planfile_load(path, &pf, err, sizeof(err)))
 		die_usage("%s", err);
-	return run_plan(&pf, n, extra);
+	ret = run_plan(&pf, n, extra);
+	free(extra);
+	return ret;
 }
 
 int cmd_experiment(int argc, char **argv)
