@@ -118,7 +118,7 @@ static void cell_init(struct cell *c, const struct plan_cell *pc, const struct r
 	c->precision_pct = a->precision;
 	c->ended_by = END_STOPPED;
 	c->cmd.events_per_run = c->cmd.exit_status = -1;
-	if (a->latency)
+	if (a->latency && !workload_find(pc->workload)->cmd)	/* a command has no loop to time */
 		c->lat = results_latency_new();
 }
 

@@ -39,7 +39,7 @@ const struct workload workloads[] = {
 /* Not in workloads[]: no loop of the load's, and `tracetax list` shows it apart. */
 static const struct workload wl_cmd = {
 	.name = "cmd", .lib = WL_NONE, .cmd = 1,
-	.summary = "cmd:'COMMAND': any program, run to completion once per run",
+	.summary = "any program, run to completion once per run (docs/workloads.md)",
 };
 
 const struct workload *workload_find(const char *name)
