@@ -64,6 +64,7 @@ static int cost_run(struct cell_ctx *x, bool stats, double *ns)
 	if (fd >= 0)
 		close(fd);
 	*ns = res.ns_per_op;
+	load_result_release(&res);
 	return rc;
 }
 
@@ -115,8 +116,11 @@ static int pass_runs(struct cell_ctx *x, struct prog_time *p, double *per_run)
 	for (int i = 0; i < PASS_RUNS; i++) {
 		if (tracer_prog_stats(&x->t, &s0) != TT_OK)
 			return 1;
-		if (cell_run_traced(x, &res, &h))
+		if (cell_run_traced(x, &res, &h)) {
+			load_result_release(&res);
 			return -1;
+		}
+		load_result_release(&res);
 		if (tracer_prog_stats(&x->t, &s1) != TT_OK)
 			return 1;
 		p->run_cnt += (int64_t)(s1.run_cnt - s0.run_cnt);

@@ -71,7 +71,7 @@ static int count_run(struct syscheck_bpf *skel, const char *workload, const char
 {
 	struct load_spec spec = { .load_path = load_path, .workload = workload, .threads = 1,
 				  .iterations = CHECK_ITERATIONS, .warmup = CHECK_WARMUP };
-	struct load_result res;
+	struct load_result res = { 0 };
 	struct load_proc lp;
 	struct bpf_link *link = NULL;
 	int ret = -1, fd = bpf_map__fd(skel->maps.nr_count);
@@ -104,6 +104,7 @@ static int count_run(struct syscheck_bpf *skel, const char *workload, const char
 out:
 	bpf_link__destroy(link);
 	load_reap(&lp);
+	load_result_release(&res);
 	return ret;
 }
 
