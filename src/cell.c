@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "cell.h"
+#include "cmdload.h"
 #include "hist.h"
 #include "signals.h"
 #include "util.h"
@@ -76,7 +77,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 {
 	const struct side *s = t ? &x->traced : &x->base;
 	struct load_proc lp;
-	int started = 0, start_failed = 0, ret = -1, st;
+	int started = 0, start_failed = 0, ret = -1, st, bad_status = 0;
 	pid_t tracer_pid;
 	char why[256] = "";
 
@@ -92,7 +93,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 		snprintf(why, sizeof(why), "tracer '%s' failed: %s", t->name, t->err);
 		goto out;
 	}
-	if (load_wait_ready(&lp, 10000)) {
+	if (load_wait_ready(&lp, 10000) || (x->cmd && cmdload_ready(x->cmd, &lp))) {
 		snprintf(why, sizeof(why), "%s", lp.err);
 		goto out;
 	}
@@ -108,7 +109,8 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 			goto out;
 		}
 	}
-	if (load_go(&lp) || load_read_result(&lp, result_timeout_ms(s), res) ||
+	if (x->cmd ? cmdload_go_wait(x->cmd, &lp, res) :
+	    load_go(&lp) || load_read_result(&lp, result_timeout_ms(s), res) ||
 	    load_wait_exit(&lp, 10000)) {
 		snprintf(why, sizeof(why), "%s", lp.err);
 		goto out;
@@ -127,11 +129,16 @@ out:
 			snprintf(why + strlen(why), sizeof(why) - strlen(why), " (%s)", t->err);
 		ret = -1;
 	}
+	if (x->cmd)
+		load_kill(&lp);	/* what the command left running: its group */
 	st = load_reap(&lp);
 	if (!ret && st != 0) {
 		describe_status(st, why, sizeof(why));
 		ret = -1;
+		bad_status = 1;
 	}
+	if (ret && x->cmd)
+		cmdload_failed(x->cmd, bad_status ? st : 0, why, sizeof(why));
 	if (!ret && res->bad)
 		snprintf(why, sizeof(why), "%lld ops of the workload returned unexpected results",
 			 (long long)res->bad), ret = -1;
@@ -143,6 +150,13 @@ out:
 int cell_run_traced(struct cell_ctx *x, struct load_result *res, struct tt_hits *hits)
 {
 	return run_once(x, &x->t, res, hits);
+}
+
+int cell_run_base(struct cell_ctx *x, struct load_result *res)
+{
+	struct tt_hits none;
+
+	return run_once(x, NULL, res, &none);
 }
 
 int64_t cell_warmup(int64_t iterations)

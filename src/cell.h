@@ -33,6 +33,7 @@ struct cell_ctx {
 	uint64_t deadline;  /* --precision: the cell's share of --max-time ends here */
 	struct activity before;	/* what else traced when the cell began */
 	bool watching;
+	struct cmdload *cmd;	/* a cmd: workload's (cmdload.h); NULL for the load's loops */
 };
 
 /* Marks the cell failed with the reason; returns -1. */
@@ -48,6 +49,8 @@ int cell_calibrate(struct cell_ctx *x, bool traced);
 int cell_rep(struct cell_ctx *x, int i);
 /* One traced run outside the reps (progstats.c); 0, or -1 with the cell failed. */
 int cell_run_traced(struct cell_ctx *x, struct load_result *res, struct tt_hits *hits);
+/* One baseline run outside the reps (cmdload.c's counting pass); 0, or -1 with the cell failed. */
+int cell_run_base(struct cell_ctx *x, struct load_result *res);
 /* --latency pair @i: both runs with every call timed, into c->lat; 0, or -1 (cell failed). */
 int cell_latency(struct cell_ctx *x, int i);
 /* Warm-up iterations for a run of @iterations. */

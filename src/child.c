@@ -42,13 +42,35 @@ static int lp_fail(struct load_proc *lp, const char *fmt, ...)
 /* The room a wrapping tool's words have before the load's own. */
 #define WRAP_MAX 48
 
+/*
+ * cmd: workload: the load only waits for go, then execs the command
+ * (tracetax-load -w cmd ... -- COMMAND), its output into spec->cmd_out and
+ * nothing to read on its stdin.
+ */
+static int cmd_words(const struct load_spec *spec, char **load, size_t room)
+{
+	size_t ac = 7;
+	int in = open("/dev/null", O_RDONLY), out;
+
+	out = open(spec->cmd_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		_exit(126);
+	load[ac++] = "--";
+	load[ac++] = (char *)spec->cmd_path;
+	for (size_t i = 0; spec->cmd[i] && ac < room - 1; i++)
+		load[ac++] = spec->cmd[i];
+	load[ac] = NULL;
+	return 0;
+}
+
 static void child_exec(const struct load_spec *spec, struct tracer *t, char *const *wrap,
 		       int start_r, int result_w)
 {
 	char n[32], w[32], th[32], sfd[16], rfd[16], hz[32], ms[16];
 	/* the load's words, its options, then NULL (the initialiser zeroes the rest) */
-	char *load[20] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
+	char *load[64] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
 			   "-t", th, "--start-fd", sfd, "--result-fd", rfd };
+	char *cmd[64] = { (char *)spec->load_path, "-w", "cmd", "--start-fd", sfd, "--result-fd", rfd };
 	char *argv[WRAP_MAX + sizeof(load) / sizeof(load[0])];
 	size_t k = 0, ac = 13;
 
@@ -76,9 +98,11 @@ static void child_exec(const struct load_spec *spec, struct tracer *t, char *con
 	}
 	if (t && t->ops->child_prep && t->ops->child_prep(t))
 		_exit(125);
+	if (spec->cmd)
+		cmd_words(spec, cmd, sizeof(cmd) / sizeof(cmd[0]));
 	for (; wrap && wrap[k] && k < WRAP_MAX; k++)
 		argv[k] = wrap[k];
-	memcpy(argv + k, load, sizeof(load));
+	memcpy(argv + k, spec->cmd ? cmd : load, sizeof(load));
 	execv(argv[0], argv);
 	_exit(127);
 }
@@ -335,6 +359,8 @@ int load_wait_exit(struct load_proc *lp, int timeout_ms)
 /* Wrapped, the tool and the workload: a tool killed with SIGKILL may leave it running. */
 void load_kill(struct load_proc *lp)
 {
+	if (lp->pgid > 0)
+		kill(-lp->pgid, SIGKILL);	/* what the command started, too */
 	if (lp->pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, lp->pidfd, SIGKILL, NULL, 0);
 	if (lp->load_pidfd >= 0)
@@ -370,6 +396,7 @@ int load_reap(struct load_proc *lp)
 	lp->buf = NULL;
 	lp->len = lp->cap = 0;
 	lp->pid = lp->load_pid = -1;
+	lp->pgid = 0;
 	lp->pidfd = lp->load_pidfd = lp->start_w = lp->result_r = -1;
 	return st;
 }

@@ -18,6 +18,9 @@ struct load_spec {
 	bool latency;             /* time every op into a histogram (run --latency) */
 	uint64_t tsc_hz;          /* the TSC rate the runner calibrated; 0: unknown */
 	int msg_size;             /* --msg-size of the tcp workloads; 0: the load's default */
+	char *const *cmd;         /* cmd: workload: the command's words; NULL: a loop */
+	const char *cmd_path;     /* its program, found in PATH (argv[0] stays as given) */
+	const char *cmd_out;      /* its stdout and stderr go to this file */
 };
 
 /* One workload thread's figures. */
@@ -48,6 +51,7 @@ struct load_proc {
 	pid_t load_pid;           /* the workload, from its ready line; -1 before it */
 	int load_pidfd;           /* its pidfd when it is not our child (wrapped); else -1 */
 	int wrapped;              /* a tool's command came before the workload's */
+	pid_t pgid;               /* cmd: workload: the command's process group; 0: none */
 	int start_w;              /* we write the go byte here */
 	int result_r;             /* ready line, then result line */
 	char *buf;                /* what the load wrote and we have not consumed */

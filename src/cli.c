@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "load/tcp.h"
 #include "load/workloads.h"
+#include "cmdload.h"
 #include "syscalls.h"
 #include "tracer.h"
 #include "util.h"
@@ -149,25 +150,31 @@ int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errl
 	return ret;
 }
 
+/* cmd:'COMMAND' is a name of the user's: ours to copy, and to free (cli_release). */
 static int add_workloads(struct run_args *a, const char *list, char *err, size_t errlen)
 {
-	char *copy = strdup(list), *save = NULL, *tok;
+	char *copy = strdup(list), *rest = copy, *tok;
 	int ret = 0;
 
-	a->nworkloads = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct workload *w = workload_find(tok);
+	cli_release_workloads(a);
+	while ((tok = next_item(&rest))) {
+		const struct workload *w = *tok ? workload_find(tok) : NULL;
+		const char *name = w && w->cmd ? tok : w ? w->name : NULL;
 		int dup = 0;
 
+		if (!*tok)
+			continue;
 		if (!w) {
 			snprintf(err, errlen, "unknown workload '%s' (see 'tracetax list')", tok);
 			ret = -1;
 			break;
 		}
+		if (w->cmd && (ret = cmdload_check(tok, err, errlen)))
+			break;
 		for (int i = 0; i < a->nworkloads; i++)
-			dup |= a->workloads[i] == w->name;
+			dup |= !strcmp(a->workloads[i], name);
 		if (!dup && a->nworkloads < CLI_MAX_ITEMS)
-			a->workloads[a->nworkloads++] = w->name;
+			a->workloads[a->nworkloads++] = w->cmd ? strdup(name) : name;
 	}
 	free(copy);
 	if (!ret && !a->nworkloads) {
@@ -280,6 +287,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "msg-size", required_argument, NULL, 'G' },
 		{ "ready", required_argument, NULL, 'R' },
 		{ "hits", required_argument, NULL, 'H' },
+		{ "cmd-timeout", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -295,6 +303,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	a->colour = -1;
 	a->tracer_cpu = "same";
 	a->msg_size = TCP_MSG_DEFAULT;
+	a->cmd_timeout_s = CMDLOAD_TIMEOUT_S;
 	optind = 0;	/* reset getopt, also for repeated calls in tests */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", opts, NULL)) != -1) {
@@ -383,6 +392,10 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 				return -1;
 			*(c == 'R' ? &a->tool_ready : &a->tool_hits) = optarg;
 			break;
+		case 'C':
+			if (parse_num("--cmd-timeout", optarg, 1, 86400, &v, err, errlen)) return -1;
+			a->cmd_timeout_s = (int)v;
+			break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -414,8 +427,17 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	return 0;
 }
 
+void cli_release_workloads(struct run_args *a)
+{
+	for (int i = 0; i < a->nworkloads; i++)
+		if (!strncmp(a->workloads[i], "cmd:", 4))
+			free((char *)a->workloads[i]);
+	a->nworkloads = 0;
+}
+
 void cli_release(struct run_args *a)
 {
+	cli_release_workloads(a);
 	for (int i = 0; i < a->ntracers; i++)
 		free(a->tracers[i]);
 	a->ntracers = 0;

@@ -40,6 +40,7 @@ struct run_args {
 	int msg_size;                  /* bytes per message of the tcp workloads */
 	const char *tool_ready;        /* --ready, --hits: EREs on a cmd: tracer's output */
 	const char *tool_hits;
+	int cmd_timeout_s;             /* a run of a cmd: workload is killed after this */
 };
 
 /* --precision without --max-time: the run may take this long. */
@@ -51,6 +52,8 @@ struct run_args {
  */
 int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t errlen);
 void cli_release(struct run_args *a);
+/* The -w list's names (a second -w replaces the first). */
+void cli_release_workloads(struct run_args *a);
 /* Expands a comma list of tracer names or fnmatch patterns into a->tracers. */
 int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errlen);
 

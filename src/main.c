@@ -74,6 +74,8 @@ static const char usage_run[] =
 	"      --target SYS:EVENT  or any tracepoint, for ftrace:syscall, perf:* and\n"
 	"                          bpf:tp ('tcp:tcp_probe'); other tracers skip\n"
 	"      --msg-size N        bytes per message of tcp and tcp-rr; default 1448\n"
+	"      --cmd-timeout S     a run of a cmd:'COMMAND' workload still going after\n"
+	"                          S seconds is killed, and its cell fails; default 60\n"
 	"      --ready ERE         a cmd:'TOOL ... {cmd}|{pid}' tracer is attached once\n"
 	"                          its output matches (default: {pid} after 1 s)\n"
 	"      --hits ERE          its hits: the numbers ERE's group captures, summed,\n"

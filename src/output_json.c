@@ -214,6 +214,17 @@ static json_t *cell_json(const struct cell *c)
 	json_object_set_new(o, "tracer_note", str_or_null(c->tracer_note));
 	json_object_set_new(o, "note", str_or_null(c->note));
 	output_json_cell_dist(o, c);
+	if (!strncmp(c->workload, "cmd:", 4)) {
+		bool n = c->cmd.events_per_run < 0;	/* failed before its counting pass ended */
+
+		json_object_set_new(o, "command", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+			"events_per_run", count_or_null(c->cmd.events_per_run),
+			"main_events_per_run", n ? json_null() : json_integer(c->cmd.main_events),
+			"events_cv", n ? json_null() : num(c->cmd.events_cv),
+			"run_ms", n ? json_null() : num(c->cmd.run_ms),
+			"exit_status", count_or_null(c->cmd.exit_status),
+			"output", str_or_null(c->cmd.output)));
+	}
 	for (int i = 0; i < c->nreps; i++)
 		json_array_append_new(runs, run_json(&c->reps[i], c->threads));
 	json_object_set_new(o, "runs", runs);

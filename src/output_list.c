@@ -112,6 +112,7 @@ int output_list(FILE *f, int json, const char *load_path)
 	fprintf(f, "\nworkloads:\n");
 	for (const struct workload *w = workloads; w->name; w++)
 		fprintf(f, "  %-24s %s\n", w->name, w->summary);
+	fprintf(f, "  %-24s %s\n", "cmd:'COMMAND'", workload_find("cmd")->summary);
 	fprintf(f, "\ntargets (--target):");
 	for (const struct tt_syscall *s = tt_syscalls; s->name; s++)
 		fprintf(f, " %s", s->name);

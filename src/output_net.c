@@ -15,7 +15,7 @@
 
 static bool per_hit_cell(const struct cell *c)
 {
-	return c->status == CELL_OK &&
+	return c->status == CELL_OK && strncmp(c->workload, "cmd:", 4) &&
 	       (c->bytes_per_event > 0 || tt_tracepoint_split(c->target, NULL, 0, NULL, 0));
 }
 

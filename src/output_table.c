@@ -361,5 +361,6 @@ void output_table(const struct results *r, FILE *out, bool colour)
 		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG], l.show[COL_TOOL]);
 		output_dist_sections(r, out, st->reset[0]);
 		output_table_net(r, out, st->bold, st->reset);
+		output_table_cmd(r, out, st->bold, st->reset);
 	}
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdload.h"
 #include "cpus.h"
 #include "load/workloads.h"
 #include "plan.h"
@@ -51,9 +52,10 @@ static int libc_path(char *buf, size_t len)
 
 const char *plan_target(const struct run_args *a, const char *workload)
 {
-	const char *sc = workload_find(workload)->syscall;
+	const struct workload *w = workload_find(workload);
 
-	return a->target ? a->target : sc ? sc : "";
+	/* a command's events: every syscall of its process tree */
+	return a->target ? a->target : w->cmd ? CMDLOAD_TARGET : w->syscall ? w->syscall : "";
 }
 
 /* Whether workload @w offers what a tracer with @h hooks; the reason when not. */
@@ -65,6 +67,7 @@ int plan_hooks_ok(unsigned h, const struct workload *w, const char *target, char
 		return 0;
 	}
 	if ((h & TT_HOOK_SYSCALL) && !(h & TT_HOOK_TRACEPOINT) &&
+	    !((h & TT_HOOK_ALLSYS) && !strcmp(target, CMDLOAD_TARGET)) &&
 	    tt_tracepoint_split(target, NULL, 0, NULL, 0)) {
 		snprintf(reason, len, "hooks syscalls only, not tracepoint '%s' (ftrace:syscall, "
 			 "perf:count, perf:sample and bpf:tp hook any tracepoint)", target);
@@ -176,8 +179,11 @@ int plan_build(const struct run_args *a, struct plan *p)
 			for (int k = 0; k < a->ntracers; k++) {
 				if (a->tracers_default && !plan_fits(a, a->workloads[w], a->tracers[k]))
 					continue;
+				/* a command has its own threads: one cell, not one per -T */
+				if (workload_find(a->workloads[w])->cmd && th > 0)
+					continue;
 				cell_init(&p->cells[p->n++], a, a->workloads[w], a->tracers[k],
-					  a->threads[th]);
+					  workload_find(a->workloads[w])->cmd ? 1 : a->threads[th]);
 			}
 	return 0;
 }

@@ -170,6 +170,8 @@ void progstats_pass(struct cell_ctx *x, struct stats_cost *cost)
 		p->range[1] = fmax(p->range[1], per_run[i]);
 	}
 	p->measured = isfinite(p->ns_per_run);
+	if (!p->measured)	/* a command that made no target event: nothing to divide by */
+		snprintf(p->reason, sizeof(p->reason), "the workload made no target event");
 	/* every hit is a run of the program: fewer runs mean a count of ours is wrong */
 	if (p->hits > p->run_cnt)
 		tracer_note(&x->t, "the program ran %lld times for %lld hits",

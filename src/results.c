@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "load/workloads.h"
+#include "cmdload.h"
 #include "results.h"
 #include "syscalls.h"
 #include "util.h"
@@ -135,6 +136,8 @@ static bool is_collateral(const struct cell *c)
 	const struct workload *w = workload_find(c->workload);
 	const char *own = w && w->syscall ? w->syscall : "";
 
+	if (w && w->cmd)
+		return false;	/* a command's events are what --target names */
 	return c->target[0] && strcmp(c->target, own) != 0;
 }
 
@@ -176,6 +179,14 @@ static void write_note(struct cell *c)
 		note_add(c, "cpu clock moved %.0f-%.0f MHz", c->mhz_min, c->mhz_max);
 	if (c->tracer_note[0])
 		note_add(c, "%s", c->tracer_note);
+	if (c->cmd.events_per_run > 0 && c->cmd.events_cv > CMDLOAD_EVENTS_CV_NOTE)
+		note_add(c, "the command's events vary: cv %.1f%% over %d counting runs",
+			 100 * c->cmd.events_cv, CMDLOAD_COUNT_RUNS);
+	/* tracers that filter on one pid (bpf, bpftrace) see the first process only */
+	if (c->cmd.events_per_run > 0 && c->cmd.main_events < c->cmd.events_per_run)
+		note_add(c, "the command's first process made %lld of its %lld events: a tracer "
+			 "filtering on its pid misses the rest", (long long)c->cmd.main_events,
+			 (long long)c->cmd.events_per_run);
 	if (c->lat && c->lat->hits >= 0 && !is_collateral(c) && c->lat->hits != c->lat->events)
 		note_add(c, "latency runs: hits %lld != events %lld", (long long)c->lat->hits,
 			 (long long)c->lat->events);

@@ -93,7 +93,7 @@ struct prog_time {
 /* What BPF stats cost an event: one cell's traced runs with them on and off, once a run. */
 struct stats_cost {
 	bool measured;
-	char tracer[64], workload[32];
+	char tracer[64], workload[256];
 	int threads;
 	int pairs;
 	double mean, ci95[2];     /* ns per event, on - off, paired */
@@ -101,12 +101,12 @@ struct stats_cost {
 
 struct cell {
 	/* what */
-	char workload[32];
+	char workload[256];
 	char tracer[256];
 	char target[32];          /* syscall hooked; "" when the tracer hooks none */
 	char verified_syscall[32]; /* what the workload's ops made, seen by the kernel; "" */
 	int threads;
-	char id[400];             /* the plan's identity of the cell */
+	char id[640];             /* the plan's identity of the cell */
 	uint64_t seed;            /* its own seed: rep order, bootstrap */
 	bool aa;                  /* an A/A cell: its tracer attaches nothing */
 	/* how it went */
@@ -163,6 +163,16 @@ struct cell {
 	double traced_spread_pct;
 	double base_mops, traced_mops;  /* aggregate throughput, M ops/s, mean over reps */
 	struct cell_latency *lat; /* --latency; NULL without */
+	/* cmd: workloads (cmdload.c): events_per_run -1 for the load's own workloads */
+	struct {
+		int64_t events_per_run;  /* the counting pass's mean, whole process tree */
+		int64_t main_events;     /* of the command's first process alone */
+		double events_cv;        /* over the pass's runs */
+		double run_ms;           /* the pass's mean wall time of a run, untraced */
+		int exit_status;         /* a failed run's: its exit status, 128+N killed by
+		                            signal N; -1: none */
+		char output[256];        /* a failed run's output, kept; "" */
+	} cmd;
 };
 
 /* What tracetax times with, and what that costs (clocks.c, measured at the start). */
@@ -182,7 +192,7 @@ struct timing {
  * be told from the noise: the floor is the far end of the A/A interval.
  */
 struct noise_floor {
-	char workload[32];
+	char workload[256];
 	int threads;
 	double ns;                /* max(|ci95[0]|, |ci95[1]|) of the A/A overhead */
 	double ci95[2];
@@ -259,6 +269,8 @@ void results_release_cell(struct cell *c);
 void output_table(const struct results *r, FILE *f, bool colour);
 /* Its part per hit and per byte (output_net.c); nothing when no cell has one. */
 void output_table_net(const struct results *r, FILE *f, const char *bold, const char *reset);
+/* cmd: workloads' runs (output_cmd.c): printed only when such a cell was measured. */
+void output_table_cmd(const struct results *r, FILE *f, const char *bold, const char *reset);
 int output_json_file(const struct results *r, const char *path);  /* atomic: tmp + rename */
 /* Whether @path ("-": stdout) can be written, before the run; -1 and @err if not. */
 int output_json_check(const char *path, char *err, size_t len);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cell.h"
+#include "cmdload.h"
+#include "load/workloads.h"
 #include "progstats.h"
 #include "runner.h"
 #include "signals.h"
@@ -115,7 +117,8 @@ static void cell_init(struct cell *c, const struct plan_cell *pc, const struct r
 	c->seed = pc->seed;
 	c->precision_pct = a->precision;
 	c->ended_by = END_STOPPED;
-	if (a->latency)
+	c->cmd.events_per_run = c->cmd.exit_status = -1;
+	if (a->latency && !workload_find(pc->workload)->cmd)	/* a command has no loop to time */
 		c->lat = results_latency_new();
 }
 
@@ -154,13 +157,18 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 			      err, sizeof(err)) == SYSCHECK_MISMATCH)
 		return cell_fail(c, "%s", err);
 	vmstat_init(&x->vm, c->threads);
-	if (x->a->iterations) {
+	if (workload_find(c->workload)->cmd) {
+		if (cmdload_prepare(x))
+			return -1;
+	} else if (x->a->iterations) {
 		x->base.spec.iterations = x->traced.spec.iterations = x->a->iterations;
 	} else if (cell_calibrate(x, false) || cell_calibrate(x, true)) {
 		return -1;
 	}
-	x->base.spec.warmup = cell_warmup(x->base.spec.iterations);
-	x->traced.spec.warmup = cell_warmup(x->traced.spec.iterations);
+	if (!x->cmd) {
+		x->base.spec.warmup = cell_warmup(x->base.spec.iterations);
+		x->traced.spec.warmup = cell_warmup(x->traced.spec.iterations);
+	}
 	c->base_iterations = x->base.spec.iterations;
 	c->base_warmup = x->base.spec.warmup;
 	c->iterations = x->traced.spec.iterations;
@@ -185,6 +193,7 @@ static void cell_run(struct cell *c, const struct plan_cell *pc, const struct ru
 		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x.t.note);
 		cell_teardown(&x);
 	}
+	cmdload_release(&x);
 	watch_end(&x);
 }
 

@@ -58,7 +58,7 @@ struct store_run {
 
 /* One cell of a run, for `history -t`: the overhead over time. */
 struct store_cell {
-	char tracer[64], workload[32];
+	char tracer[64], workload[256];
 	int threads;
 	char status[16];
 	char reason[256];

@@ -55,6 +55,9 @@ struct workload;
  * syscall's own (t->tp_system, t->tp_event); without it the plan skips such a cell. */
 #define TT_HOOK_TRACEPOINT 0x8
 #define TT_HOOK_UST     0x10  /* an LTTng-UST tracepoint in the loop: workload_ust(t->workload) */
+/* With TT_HOOK_SYSCALL: every syscall, the target raw_syscalls:sys_enter (a cmd:
+ * workload's default): t->target is then NULL, and the tool traces them all. */
+#define TT_HOOK_ALLSYS  0x20
 
 /* What the core may know about a tracer (tracer_ops.flags). */
 #define TT_F_AA         0x1   /* attaches nothing: its cell is the run's A/A test */

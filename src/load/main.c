@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdnoreturn.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
@@ -132,6 +133,40 @@ static void wait_for_go(int start_fd, int result_fd)
 	if (n != 1)
 		exit(3);
 	/* start_fd stays open: closing it would be one more close(2) event */
+}
+
+/*
+ * -w cmd: the user's command takes our place at go. It keeps our pid, so a
+ * tracer told that pid by the ready line traces the command itself, from
+ * its exec; its process group is a new one of ours, so that the runner can
+ * end all the command started. No result line: the runner times the run
+ * from go to our exit.
+ */
+static void exec_command(int start_fd, int result_fd, char **cmd)
+{
+	char line[64], self[32] = "", c;
+	ssize_t n;
+
+	if (!cmd[0] || !cmd[1] || start_fd < 0)
+		usage_die("-w cmd needs --start-fd and a command after %s", "'--'");
+	/* at exec the fds close themselves: a close(2) after go would be a traced event */
+	if (setpgid(0, 0) || fcntl(start_fd, F_SETFD, FD_CLOEXEC) ||
+	    fcntl(result_fd, F_SETFD, FD_CLOEXEC))
+		exit(4);
+	/* not getpid(2): a tool that wraps us would count it as the command's, on --target getpid */
+	if (readlink("/proc/self", self, sizeof(self) - 1) <= 0)
+		exit(4);
+	snprintf(line, sizeof(line), "{\"ready\":true,\"pid\":%s}\n", self);
+	write_all(result_fd, line, strlen(line));
+	do
+		n = read(start_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		exit(3);
+	/* the runner found it in PATH (cmd[0]): no failed execs to trace */
+	execv(cmd[0], cmd + 1);
+	fprintf(stderr, "tracetax-load: cannot run '%s': %s\n", cmd[1], strerror(errno));
+	_exit(127);
 }
 
 /* ,"lat":{...}: exact figures, then the non-empty buckets as index, count pairs. */
@@ -263,6 +298,8 @@ int main(int argc, char **argv)
 		default: exit(2);
 		}
 	}
+	if (wl->cmd)
+		exec_command(start_fd, result_fd, argv + optind);
 	loop = inline_mode ? loops_of(wl)->inline_rec : loops_of(wl)->plain;
 	if (latency) {
 		loop = loops_of(wl)->latency;

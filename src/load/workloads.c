@@ -31,13 +31,21 @@ enum {
 
 const struct workload workloads[] = {
 #define WORKLOAD(id, name, sc, fn, lib, usdt, summary, ...)				\
-	{ name, WL_NAME(sc), WL_NAME(fn), lib, usdt, summary },
+	{ name, WL_NAME(sc), WL_NAME(fn), lib, usdt, summary, 0 },
 #include "workloads.def"
-	{ NULL, NULL, NULL, WL_NONE, NULL, NULL },
+	{ NULL, NULL, NULL, WL_NONE, NULL, NULL, 0 },
+};
+
+/* Not in workloads[]: no loop of the load's, and `tracetax list` shows it apart. */
+static const struct workload wl_cmd = {
+	.name = "cmd", .lib = WL_NONE, .cmd = 1,
+	.summary = "any program, run to completion once per run (docs/workloads.md)",
 };
 
 const struct workload *workload_find(const char *name)
 {
+	if (!strncmp(name, "cmd:", 4) || !strcmp(name, "cmd"))
+		return &wl_cmd;
 	for (const struct workload *w = workloads; w->name; w++)
 		if (!strcmp(w->name, name))
 			return w;

@@ -18,6 +18,7 @@ struct workload {
 	enum wl_lib lib;
 	const char *usdt;         /* "provider:name" of the USDT site in the loop; NULL: none */
 	const char *summary;
+	int cmd;                  /* cmd:'COMMAND': the user's program, not a loop */
 };
 
 #define TT_USDT_PROVIDER "tracetax"
@@ -25,6 +26,7 @@ struct workload {
 #define TT_TARGET_LIB "libtracetax-target.so"
 
 extern const struct workload workloads[];
+/* A table entry by name; "cmd:'COMMAND'" (any command) gives the cmd entry. */
 const struct workload *workload_find(const char *name);
 /* The LTTng-UST event in @w's loop ("tracetax:func", WL_UST); NULL: none. */
 const char *workload_ust(const struct workload *w);

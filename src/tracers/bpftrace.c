@@ -38,8 +38,9 @@ static int bt_args(struct tracer *t, struct tool *tl, pid_t pid, struct tool_arg
 		snprintf(filter, sizeof(filter), " && str(args->filename) == \"%s\"", FILTER_PATH);
 	tool_arg(av, "-e");
 	tool_arg(av, "BEGIN { printf(\"" READY_LINE "\\n\"); } "
-		 "tracepoint:syscalls:%s /pid == %d%s/ { @hits = count(); }",
-		 t->target->event, (int)pid, filter);
+		 "tracepoint:%s:%s /pid == %d%s/ { @hits = count(); }",
+		 t->target ? "syscalls" : t->tp_system, t->target ? t->target->event : t->tp_event,
+		 (int)pid, filter);
 	return 0;
 }
 
@@ -110,7 +111,7 @@ static const struct tool_spec bt_filter = {
 
 const struct tracer_ops tracer_bpftrace = {
 	.name = "bpftrace",
-	.hooks = TT_HOOK_SYSCALL,
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_ALLSYS,
 	.summary = "bpftrace: count() on the target's tracepoint, filtered to the workload's pid",
 	.data = &bt_plain,
 	TOOL_OPS,

@@ -24,102 +24,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cmdline.h"
 #include "../tracer.h"
 #include "tool.h"
 #include "tool_proc.h"
 
-#define CMD_MAX 240   /* the template, so that "cmd:'...'" fits a tracer name */
-
 struct cmd {
 	struct tool_spec spec;
-	char buf[CMD_MAX + 1];        /* the words, NUL-separated */
-	char *w[TOOL_ARGS_MAX + 1];
+	struct cmdline line;
+	char **w;                     /* line.w */
 	int n;
 	bool wrap;                    /* {cmd}, else {pid} */
 };
-
-/* 'TEMPLATE' or "TEMPLATE" as given after "cmd:": the outer quotes are the name's. */
-static size_t unquote(const char *arg, const char **start)
-{
-	size_t len = strlen(arg);
-
-	*start = arg;
-	if (len >= 2 && (arg[0] == '\'' || arg[0] == '"') && arg[len - 1] == arg[0]) {
-		(*start)++;
-		len -= 2;
-	}
-	return len;
-}
-
-/*
- * Splits as a shell does: '...' literal, "..." with \" \\ \$ \` escaped,
- * a backslash outside quotes escapes the next character. 0, or -1 and why.
- */
-static int split(const char *s, size_t len, struct cmd *c, char *err, size_t elen)
-{
-	const char *end = s + len;
-	size_t o = 0;
-
-	c->n = 0;
-	while (s < end) {
-		while (s < end && (*s == ' ' || *s == '\t' || *s == '\n'))
-			s++;
-		if (s == end)
-			break;
-		if (c->n == TOOL_ARGS_MAX - 2) {
-			snprintf(err, elen, "more than %d words", TOOL_ARGS_MAX - 2);
-			return -1;
-		}
-		c->w[c->n++] = c->buf + o;
-		while (s < end && !strchr(" \t\n", *s)) {
-			char q = *s;
-
-			if (strchr("|&;<>()$`", q)) {
-				snprintf(err, elen, "an unquoted '%c': it runs without a shell (quote it)", q);
-				return -1;
-			}
-			if (q == '\\' && s + 1 < end) {
-				c->buf[o++] = s[1];
-				s += 2;
-			} else if (q == '\'' || q == '"') {
-				for (s++; s < end && *s != q; s++) {
-					if (q == '"' && *s == '\\' && s + 1 < end && strchr("\"\\$`", s[1]))
-						s++;
-					c->buf[o++] = *s;
-				}
-				if (s++ == end) {
-					snprintf(err, elen, "an unbalanced %c", q);
-					return -1;
-				}
-			} else {
-				c->buf[o++] = *s++;
-			}
-		}
-		c->buf[o++] = '\0';
-	}
-	c->w[c->n] = NULL;
-	return 0;
-}
 
 /* Split and checked: {cmd} last and alone, or {pid}; never both, never neither. */
 static int parse(const char *arg, struct cmd *c, char *err, size_t elen)
 {
 	const char *s;
-	size_t len = unquote(arg, &s);
+	size_t len = cmdline_unquote(arg, &s);
 	bool pid = false;
 	int ncmd = 0;
 	char why[128];
 
 	memset(c, 0, sizeof(*c));
-	if (len > CMD_MAX) {
+	if (len > CMDLINE_MAX) {
 		snprintf(err, elen, "command of 'cmd:' too long (%zu characters, at most %d)", len,
-			 CMD_MAX);
+			 CMDLINE_MAX);
 		return -1;
 	}
-	if (split(s, len, c, why, sizeof(why))) {
+	if (cmdline_split(arg, &c->line, why, sizeof(why))) {
 		snprintf(err, elen, "invalid command '%.*s': %s", (int)len, s, why);
 		return -1;
 	}
+	c->w = c->line.w;
+	c->n = c->line.n;
 	for (int i = 0; i < c->n; i++) {
 		ncmd += !strcmp(c->w[i], "{cmd}");
 		pid |= strstr(c->w[i], "{pid}") != NULL;

@@ -27,6 +27,7 @@
 
 #include "../tracer.h"
 #include "../util.h"
+#include "../load/workloads.h"
 #include "tool.h"
 
 #define TRACE_FILE "trace.out"
@@ -39,8 +40,10 @@ static int trace_args(struct tracer *t, struct tool *tl, pid_t pid, struct tool_
 	(void)pid;
 	tool_arg(av, "trace");
 	tool_arg(av, "-S");
-	tool_arg(av, "-e");
-	tool_arg(av, "%s", t->target->name);
+	if (t->target) {	/* else every syscall (TT_HOOK_ALLSYS) */
+		tool_arg(av, "-e");
+		tool_arg(av, "%s", t->target->name);
+	}
 	tool_arg(av, "-o");
 	tool_arg(av, "%s/%s", tl->dir, TRACE_FILE);
 	tool_arg(av, "--");
@@ -58,7 +61,9 @@ static int trace_args(struct tracer *t, struct tool *tl, pid_t pid, struct tool_
 static int trace_count(struct tracer *t, struct tool *tl, struct tt_hits *out)
 {
 	char *text = tool_slurp(tl, TRACE_FILE), *save = NULL;
-	size_t nlen = strlen(t->target->name);
+	const char *name = t->target ? t->target->name : NULL;
+	size_t nlen = name ? strlen(name) : 0;
+	pid_t skip = t->workload->cmd ? 0 : tl->load_pid;	/* a command's main thread is its own */
 	bool summary = false;
 
 	if (!text)
@@ -77,7 +82,8 @@ static int trace_count(struct tracer *t, struct tool *tl, struct tt_hits *out)
 			continue;
 		tid = strtol(p + 1, &end, 10);
 		end += strspn(end, " ");
-		if (tid != tl->load_pid && !strncmp(end, t->target->name, nlen) && end[nlen] == '(')
+		if (tid != skip && (name ? !strncmp(end, name, nlen) && end[nlen] == '(' :
+				    end[strspn(end, "abcdefghijklmnopqrstuvwxyz0123456789_")] == '('))
 			out->hits++;
 	}
 	free(text);
@@ -200,7 +206,7 @@ static const struct tool_spec perf_record = {
 
 const struct tracer_ops tracer_perf_trace = {
 	.name = "perf-trace",
-	.hooks = TT_HOOK_SYSCALL,
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_ALLSYS,
 	.summary = "perf trace -S -e <target>: a line per call and a summary per thread",
 	.data = &perf_trace,
 	TOOL_OPS,

@@ -28,6 +28,7 @@
 #include "../tracer.h"
 #include "../util.h"
 #include "seccomp.h"
+#include "../load/workloads.h"
 #include "tool.h"
 
 #define STRACE_FILE "strace.out"
@@ -37,7 +38,7 @@ enum { STRACE_PTRACE, STRACE_SECCOMP };	/* tool_spec.kind */
 /* Lines "TID  name(" of @file: calls made, the start of each (not "<... name resumed>"). */
 static int64_t count_calls(const char *text, const char *name, pid_t skip_tid)
 {
-	size_t nlen = strlen(name);
+	size_t nlen = name ? strlen(name) : 0;	/* NULL: every syscall */
 	int64_t n = 0;
 
 	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -47,7 +48,10 @@ static int64_t count_calls(const char *text, const char *name, pid_t skip_tid)
 		if (end == p || *end != ' ')
 			continue;
 		end += strspn(end, " ");
-		if (tid != skip_tid && !strncmp(end, name, nlen) && end[nlen] == '(')
+		if (tid == skip_tid)
+			continue;
+		if (name ? !strncmp(end, name, nlen) && end[nlen] == '(' :
+		    *end != '(' && end[strspn(end, "abcdefghijklmnopqrstuvwxyz0123456789_")] == '(')
 			n++;
 	}
 	return n;
@@ -61,8 +65,10 @@ static int args_file(struct tracer *t, struct tool *tl, pid_t pid, struct tool_a
 		tool_arg(av, "--seccomp-bpf");
 	tool_arg(av, "-o");
 	tool_arg(av, "%s/%s", tl->dir, STRACE_FILE);
-	tool_arg(av, "-e");
-	tool_arg(av, "trace=%s", t->target->name);
+	if (t->target) {	/* else every syscall (TT_HOOK_ALLSYS) */
+		tool_arg(av, "-e");
+		tool_arg(av, "trace=%s", t->target->name);
+	}
 	return 0;
 }
 
@@ -72,7 +78,9 @@ static int count_file(struct tracer *t, struct tool *tl, struct tt_hits *out)
 
 	if (!text)
 		return tracer_error(t, "strace wrote no '%s'", STRACE_FILE);
-	out->hits = count_calls(text, t->target->name, tl->load_pid);
+	/* the load's main thread is no worker of its loop; a command's is the command */
+	out->hits = count_calls(text, t->target ? t->target->name : NULL,
+				t->workload->cmd ? 0 : tl->load_pid);
 	free(text);
 	return TT_OK;
 }
@@ -167,7 +175,7 @@ static const struct tool_spec strace_count = {
 
 const struct tracer_ops tracer_strace = {
 	.name = "strace",
-	.hooks = TT_HOOK_SYSCALL,
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_ALLSYS,
 	.summary = "strace -f -o FILE -e trace=<target>: ptrace stops, a line per call",
 	.data = &strace_file,
 	TOOL_OPS,
@@ -175,7 +183,7 @@ const struct tracer_ops tracer_strace = {
 
 const struct tracer_ops tracer_strace_seccomp = {
 	.name = "strace:seccomp",
-	.hooks = TT_HOOK_SYSCALL,
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_ALLSYS,
 	.summary = "strace --seccomp-bpf -f -o FILE: stops at the target syscall only",
 	.data = &strace_seccomp,
 	TOOL_OPS,
