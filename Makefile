@@ -43,7 +43,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS  ?= -O2 -g
 # Messages are cut to their buffers on purpose: -Wformat-truncation only adds noise.
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -MMD -MP \
-	-I$(B) -I$(B)/bpf -Isrc \
+	-I$(B) -I$(B)/bpf -Isrc -Ibpf \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lpthread -lm
 LDFLAGS += $(SANFLAGS)
@@ -56,12 +56,15 @@ Q := @
 msg = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
-SRCS      := $(wildcard src/*.c src/tracers/*.c)
+# Every layer's folder (HACKING.md); load/, preload/ and ust/ are other programs.
+LAYERS    := base results tracers tracers/bpf tracers/ftrace tracers/perf tracers/ptrace \
+	tracers/tools tracers/user measure cli doc output store compare report cmd
+SRCS      := src/main.c $(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c)) src/load/syscalls.c
 OBJS      := $(SRCS:%.c=$(B)/%.o) $(B)/src/load/workloads.o
-# The commands' front (main.c drives the measurements cmd_experiment.c calls): not in the tests' link
-MAIN_OBJ  := $(B)/src/main.o $(B)/src/cmd_experiment.o
+# main(): not in the tests' link
+MAIN_OBJ  := $(B)/src/main.o
 LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(OBJS))
-LOAD_SRCS := $(wildcard src/load/*.c)
+LOAD_SRCS := $(filter-out src/load/syscalls.c,$(wildcard src/load/*.c))
 LOAD_OBJS := $(LOAD_SRCS:%.c=$(B)/%.o)
 PRELOAD_SRCS := $(wildcard src/preload/*.c)
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -108,7 +111,7 @@ $(B)/libtracetax-target.so: src/load/target.c
 # Its interposers come from the workload registry.
 $(B)/libtracetax-preload.so: $(PRELOAD_SRCS) src/load/workloads.def src/load/workloads.h
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -o $@ $(PRELOAD_SRCS) -ldl
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -Isrc -o $@ $(PRELOAD_SRCS) -ldl
 
 # The probe of the func-ust tracepoint, LD_PRELOADed by lttng-ust only.
 $(B)/libtracetax-ust.so: src/ust/provider.c src/load/ust_tp.h
@@ -132,7 +135,7 @@ $(B)/%.o: %.c | $(BPF_SKELS) $(B)/version.h
 
 # The load generator is built without sanitizers so that SAN=1 does not
 # change what is timed.
-$(B)/src/load/cpus.o $(B)/src/load/hist.o: $(B)/src/load/%.o: src/%.c
+$(B)/src/load/cpus.o $(B)/src/load/hist.o: $(B)/src/load/%.o: src/base/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -c -o $@ $<

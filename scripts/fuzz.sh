@@ -51,5 +51,5 @@ run() {
 			printf "    %-14s lines %s of %d, branches %s of %d\n", p[n], $10, $8, $13, $11 }'
 }
 
-run doc src/doc_read.c src/doc_field.c src/doc_cell.c src/doc_dist.c
-run cli src/cli.c src/cli_results.c
+run doc src/doc/read.c src/doc/field.c src/doc/read_cell.c src/doc/read_dist.c
+run cli src/cli/cli.c src/cli/cli_results.c

@@ -20,12 +20,12 @@
 #define tsc() 0ull
 #endif
 
-#include "hist.h"
-#include "loops.h"
-#include "timer.h"
-#include "tcp.h"
-#include "ust.h"
-#include "workloads.h"
+#include "base/hist.h"
+#include "load/loops.h"
+#include "base/timer.h"
+#include "load/tcp.h"
+#include "load/ust.h"
+#include "load/workloads.h"
 
 /*
  * Expected results, taken once before the ready line: the loops must make no
@@ -137,17 +137,17 @@ static __attribute__((noinline)) uint64_t loop_##id##_latency(uint64_t n)	\
 	}								\
 	return bad;							\
 }
-#include "workloads.def"
+#include "load/workloads.def"
 
 /* In the order of workloads[]: both come from workloads.def. */
 enum {
 #define WORKLOAD(id, ...) WL_INDEX_##id,
-#include "workloads.def"
+#include "load/workloads.def"
 	WL_COUNT
 };
 static const struct loops table[WL_COUNT] = {
 #define WORKLOAD(id, ...) [WL_INDEX_##id] = { loop_##id, loop_##id##_inline, loop_##id##_latency },
-#include "workloads.def"
+#include "load/workloads.def"
 };
 
 /* WL_THREAD lines; the other workloads' threads need nothing. */
@@ -156,7 +156,7 @@ static const struct {
 	void (*end)(void);
 } thread_hooks[WL_COUNT] = {
 #define WL_THREAD(id, b, e) [WL_INDEX_##id] = { b, e },
-#include "workloads.def"
+#include "load/workloads.def"
 };
 
 const struct loops *loops_of(const struct workload *w)

@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "workloads.h"
+#include "load/workloads.h"
 
 /* Runs n ops of a workload; returns how many did not give the expected result. */
 typedef uint64_t (*loop_fn)(uint64_t n);

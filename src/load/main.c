@@ -23,11 +23,11 @@
 #define HAVE_TSC 1
 #endif
 
-#include "cpus.h"
-#include "hist.h"
-#include "loops.h"
-#include "tcp.h"
-#include "workloads.h"
+#include "base/cpus.h"
+#include "base/hist.h"
+#include "load/loops.h"
+#include "load/tcp.h"
+#include "load/workloads.h"
 
 struct worker {
 	pthread_t th;

@@ -36,8 +36,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cpus.h"
-#include "tcp.h"
+#include "base/cpus.h"
+#include "load/tcp.h"
 
 #define TCP_TIMEOUT_S 10
 #define DRAIN_BYTES 65536

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "workloads.h"
+#include "load/workloads.h"
 
 /*
  * Each workload's syscall and function must have their own line in
@@ -12,19 +12,19 @@
  */
 enum {
 #define WL_SYSCALL(name, event) WL_SYSCALL_LISTED_##name,
-#include "workloads.def"
+#include "load/workloads.def"
 	WL_SYSCALL_LISTED_,	/* an empty syscall column: none */
 };
 enum {
 #define WL_FUNC(name, lib, ...) WL_FUNC_LIB_##name = lib,
-#include "workloads.def"
+#include "load/workloads.def"
 	WL_FUNC_LIB_ = WL_NONE,	/* an empty func column: none */
 };
 #define WORKLOAD(id, name, sc, fn, lib, ...)					\
 	_Static_assert(WL_SYSCALL_LISTED_##sc >= 0, "only names the syscall");	\
 	_Static_assert((int)WL_FUNC_LIB_##fn == (int)(lib),			\
 		       "workload '" name "': lib is not its function's");
-#include "workloads.def"
+#include "load/workloads.def"
 
 /* The name in a syscall or func column; NULL for an empty one. */
 #define WL_NAME(x) (sizeof(#x) > 1 ? #x : NULL)
@@ -32,7 +32,7 @@ enum {
 const struct workload workloads[] = {
 #define WORKLOAD(id, name, sc, fn, lib, usdt, summary, ...)				\
 	{ name, WL_NAME(sc), WL_NAME(fn), lib, usdt, summary, 0 },
-#include "workloads.def"
+#include "load/workloads.def"
 	{ NULL, NULL, NULL, WL_NONE, NULL, NULL, 0 },
 };
 
@@ -54,12 +54,12 @@ const struct workload *workload_find(const char *name)
 
 enum {
 #define WORKLOAD(id, ...) WL_UST_INDEX_##id,
-#include "workloads.def"
+#include "load/workloads.def"
 	WL_UST_COUNT
 };
 static const char *const ust_events[WL_UST_COUNT] = {
 #define WL_UST(id, event) [WL_UST_INDEX_##id] = event,
-#include "workloads.def"
+#include "load/workloads.def"
 };
 
 const char *workload_ust(const struct workload *w)

@@ -35,12 +35,12 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "../load/workloads.h"
+#include "load/workloads.h"
 
 enum func {
 	F_NONE,
 #define WL_FUNC(name, ...) F_##name,
-#include "../load/workloads.def"
+#include "load/workloads.def"
 };
 
 #define SLOT_BYTES 128     /* two cache lines: the adjacent-line prefetcher pairs them */
@@ -65,7 +65,7 @@ static atomic_int broken;  /* a thread could not get a slot: the count is wrong 
 static __thread struct slot *my_slot __attribute__((tls_model("initial-exec")));
 
 #define WL_FUNC(name, lib, ret, params, args) static ret (*real_##name) params;
-#include "../load/workloads.def"
+#include "load/workloads.def"
 
 /* Without the real function we cannot go on: calling NULL would crash later. */
 static void *next_sym(const char *name, int needed)
@@ -92,14 +92,14 @@ static void resolve(void)
 {
 #define WL_FUNC(name, lib, ...) \
 	real_##name = (__typeof__(real_##name))next_sym(#name, (lib) == WL_LIBC);
-#include "../load/workloads.def"
+#include "load/workloads.def"
 }
 
 static enum func func_by_name(const char *s)
 {
 	static const char *const names[] = {
 #define WL_FUNC(name, ...) [F_##name] = #name,
-#include "../load/workloads.def"
+#include "load/workloads.def"
 	};
 
 	for (unsigned i = F_NONE + 1; s && i < sizeof(names) / sizeof(names[0]); i++)
@@ -181,7 +181,7 @@ ret name params								\
 	}								\
 	return real_##name args;					\
 }
-#include "../load/workloads.def"
+#include "load/workloads.def"
 
 /*
  * At exit, after main() returned and the workload joined its threads:

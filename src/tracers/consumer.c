@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../tracer.h"
-#include "../util.h"
-#include "consumer.h"
+#include "tracers/tracer.h"
+#include "base/util.h"
+#include "tracers/consumer.h"
 
 /* A drain takes milliseconds; this only turns a stuck thread into an error. */
 #define ANSWER_TIMEOUT_S 10

@@ -1,15 +1,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tracer.h"
+#include "base/workdir.h"
+#include "tracers/tools/lttng.h"
+#include "tracers/tracer.h"
 
 #define TRACER(x) extern const struct tracer_ops tracer_##x;
-#include "tracers.def"
+#include "tracers/tracers.def"
 #undef TRACER
 
 const struct tracer_ops *const tracer_table[] = {
 #define TRACER(x) &tracer_##x,
-#include "tracers.def"
+#include "tracers/tracers.def"
 #undef TRACER
 	NULL,
 };
+
+int tracers_cleanup_stale(int *removed)
+{
+	/* an LTTng session daemon's files are listed in its directory */
+	return workdir_cleanup_stale(removed, lttng_cleanup_stale);
+}

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "cli_results.h"
+#include "cli/cli.h"
+#include "cli/cli_results.h"
 
 #define MAX_ARGS 32
 

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare_out.h"
-#include "doc_read.h"
-#include "output_export.h"
+#include "compare/out.h"
+#include "doc/read.h"
+#include "doc/write.h"
+#include "output/export.h"
+#include "output/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-# The probe of what else is tracing (src/activity.c), on the real kernel:
+# The probe of what else is tracing (src/base/activity.c), on the real kernel:
 # another tracer's BPF program appears and goes exactly, by id; a foreign
 # instance, its event and a foreign kprobe are seen; what is ours (a program
 # we hold an fd of, our instance, our dynamic event group) is not.

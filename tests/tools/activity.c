@@ -17,8 +17,8 @@
 
 #include <bpf/bpf.h>
 
-#include "activity.h"
-#include "util.h"
+#include "base/activity.h"
+#include "base/util.h"
 
 static void print_sample(const struct activity *a)
 {

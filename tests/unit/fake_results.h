@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results.h"
+#include "results/results.h"
 
 #define FAKE_SKIP_REASON "kernel built without CONFIG_KPROBES"
 

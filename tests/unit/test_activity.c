@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "activity.h"
+#include "base/activity.h"
 
 /* Items in the order activity_sample() keeps them (strverscmp). */
 #define ACT(...) \

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tracer.h"
-#include "tracers/bpf_util.h"
+#include "tracers/tracer.h"
+#include "tracers/bpf/bpf_util.h"
 
 #define END "-- END PROG LOAD LOG --\n"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static int parse(struct run_args *a, char *err, const char *first, ...)
 {
@@ -31,19 +31,19 @@ static void test_defaults(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&a, err, NULL), 0);
-	assert_int_equal(a.nworkloads, 1);
-	assert_string_equal(a.workloads[0], "getpid");
-	assert_int_equal(a.nthreads, 1);
-	assert_int_equal(a.threads[0], 1);
-	assert_int_equal(a.reps, 5);
-	assert_int_equal(a.run_ms, 100);
-	assert_int_equal(a.iterations, 0);
-	assert_null(a.target);
+	assert_int_equal(a.m.nworkloads, 1);
+	assert_string_equal(a.m.workloads[0], "getpid");
+	assert_int_equal(a.m.nthreads, 1);
+	assert_int_equal(a.m.threads[0], 1);
+	assert_int_equal(a.m.reps, 5);
+	assert_int_equal(a.m.run_ms, 100);
+	assert_int_equal(a.m.iterations, 0);
+	assert_null(a.m.target);
 	assert_null(a.json_path);
-	assert_false(a.latency);
+	assert_false(a.m.latency);
 	/* default plan: every tracer, variants spelt out, none first */
-	assert_true(a.ntracers > 10);
-	assert_string_equal(a.tracers[0], "none");
+	assert_true(a.m.ntracers > 10);
+	assert_string_equal(a.m.tracers[0], "none");
 	cli_release(&a);
 }
 
@@ -57,22 +57,22 @@ static void test_full_line(void **state)
 			       "--threads", "1,2", "--reps", "10", "--run-ms", "200",
 			       "--json", "out.json", "--target", "close", "--seed", "42",
 			       "-n", "5000", "-q", "--color", "never", "--latency", NULL), 0);
-	assert_int_equal(a.nworkloads, 2);
-	assert_string_equal(a.workloads[1], "close");
-	assert_int_equal(a.ntracers, 2);
-	assert_string_equal(a.tracers[1], "ptrace:all");
-	assert_int_equal(a.nthreads, 2);
-	assert_int_equal(a.threads[1], 2);
-	assert_int_equal(a.reps, 10);
-	assert_int_equal(a.run_ms, 200);
+	assert_int_equal(a.m.nworkloads, 2);
+	assert_string_equal(a.m.workloads[1], "close");
+	assert_int_equal(a.m.ntracers, 2);
+	assert_string_equal(a.m.tracers[1], "ptrace:all");
+	assert_int_equal(a.m.nthreads, 2);
+	assert_int_equal(a.m.threads[1], 2);
+	assert_int_equal(a.m.reps, 10);
+	assert_int_equal(a.m.run_ms, 200);
 	assert_string_equal(a.json_path, "out.json");
-	assert_string_equal(a.target, "close");
-	assert_int_equal(a.seed, 42);
-	assert_int_equal(a.iterations, 5000);
+	assert_string_equal(a.m.target, "close");
+	assert_int_equal(a.m.seed, 42);
+	assert_int_equal(a.m.iterations, 5000);
 	assert_true(a.quiet);
 	assert_int_equal(a.colour, 0);
-	assert_string_equal(a.tracer_cpu, "same");
-	assert_true(a.latency);
+	assert_string_equal(a.m.tracer_cpu, "same");
+	assert_true(a.m.latency);
 	cli_release(&a);
 }
 
@@ -84,13 +84,13 @@ static void test_variants(void **state)
 	(void)state;
 	/* a family alone takes its default variant; duplicates collapse */
 	assert_int_equal(parse(&a, err, "-t", "bpf:tp,bpf:tp/count,bpf:rawtp/hash", NULL), 0);
-	assert_int_equal(a.ntracers, 2);
-	assert_string_equal(a.tracers[0], "bpf:tp/count");
-	assert_string_equal(a.tracers[1], "bpf:rawtp/hash");
+	assert_int_equal(a.m.ntracers, 2);
+	assert_string_equal(a.m.tracers[0], "bpf:tp/count");
+	assert_string_equal(a.m.tracers[1], "bpf:rawtp/hash");
 	cli_release(&a);
 	/* patterns expand to every variant */
 	assert_int_equal(parse(&a, err, "-t", "bpf:tp/*", NULL), 0);
-	assert_int_equal(a.ntracers, 6);
+	assert_int_equal(a.m.ntracers, 6);
 	cli_release(&a);
 }
 
@@ -138,15 +138,15 @@ static void test_precision(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&a, err, "--precision", "3", NULL), 0);
-	assert_true(a.precision == 3);
-	assert_int_equal(a.max_time_s, CLI_DEFAULT_MAX_TIME_S);
+	assert_true(a.m.precision == 3);
+	assert_int_equal(a.m.max_time_s, CLI_DEFAULT_MAX_TIME_S);
 	assert_false(a.dry_run);
 	assert_false(a.no_wait);
 	cli_release(&a);
 	assert_int_equal(parse(&a, err, "--precision", "2.5%", "--max-time", "60", "--dry-run",
 			       "--no-wait", NULL), 0);
-	assert_true(a.precision == 2.5);
-	assert_int_equal(a.max_time_s, 60);
+	assert_true(a.m.precision == 2.5);
+	assert_int_equal(a.m.max_time_s, 60);
 	assert_true(a.dry_run);
 	assert_true(a.no_wait);
 	cli_release(&a);

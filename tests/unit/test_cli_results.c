@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "cli_results.h"
+#include "cli/cli.h"
+#include "cli/cli_results.h"
 
 static int parse(struct results_args *a, char *err, const char *first, ...)
 {
@@ -48,7 +48,7 @@ static void test_good(void **state)
 	assert_string_equal(a.store, "/x.db");
 	assert_int_equal(parse(&a, err, "compare", "last~1", "last", NULL), 0);
 	assert_int_equal(a.nruns, 2);
-	assert_float_equal(a.threshold, 5, 0);
+	assert_float_equal(a.threshold, -1, 0);	/* compare's default */
 	assert_string_equal(a.runs[0], "last~1");
 	assert_int_equal(parse(&a, err, "compare", "1", "b.json", "--threshold", "2.5%", NULL), 0);
 	assert_float_equal(a.threshold, 2.5, 0);

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "compare.h"
-#include "compare_out.h"
+#include "compare/compare.h"
+#include "compare/out.h"
 #include "fake_results.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))

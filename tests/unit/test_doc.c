@@ -14,8 +14,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "doc_read.h"
+#include "doc/read.h"
+#include "doc/write.h"
 #include "fake_results.h"
+#include "output/table.h"
 
 static struct results fake;
 static char *fake_doc;

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hist.h"
-#include "stats.h"
+#include "base/hist.h"
+#include "results/stats.h"
 
 #define N_RANDOM 200000
 

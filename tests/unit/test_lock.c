@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lock.h"
+#include "base/lock.h"
 
 static char dir[] = "/tmp/tt-locktest.XXXXXX";
 static char path[64];

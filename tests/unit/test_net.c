@@ -15,11 +15,13 @@
 
 #include <jansson.h>
 
-#include "cli.h"
-#include "plan.h"
-#include "results.h"
-#include "syscalls.h"
-#include "tracer.h"
+#include "cli/cli.h"
+#include "doc/write.h"
+#include "measure/plan.h"
+#include "output/table.h"
+#include "results/results.h"
+#include "load/syscalls.h"
+#include "tracers/tracer.h"
 #include "load/workloads.h"
 
 static void test_split(void **state)
@@ -58,12 +60,12 @@ static void test_cli(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&a, err, 1, def), 0);
-	assert_int_equal(a.msg_size, 1448);
+	assert_int_equal(a.m.msg_size, 1448);
 	cli_release(&a);
 	assert_int_equal(parse(&a, err, 7, ok), 0);
-	assert_string_equal(a.target, "tcp:tcp_probe");
-	assert_int_equal(a.msg_size, 64);
-	assert_int_equal(a.nworkloads, 2);
+	assert_string_equal(a.m.target, "tcp:tcp_probe");
+	assert_int_equal(a.m.msg_size, 64);
+	assert_int_equal(a.m.nworkloads, 2);
 	cli_release(&a);
 	assert_int_equal(parse(&a, err, 3, bad_tp), -1);
 	assert_non_null(strstr(err, "unknown target syscall 'tcp:'"));
@@ -104,7 +106,7 @@ static void test_default_plan(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&a, err, 5, argv), 0);
-	assert_int_equal(plan_build(&a, &p), 0);
+	assert_int_equal(plan_build(&a.m, &p), 0);
 	for (int i = 0; i < p.n; i++) {
 		assert_string_equal(p.cells[i].target, "net:net_dev_xmit");
 		has_bpf_tp |= !strcmp(p.cells[i].tracer, "bpf:tp/count");

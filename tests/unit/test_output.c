@@ -16,7 +16,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "results.h"
+#include "doc/write.h"
+#include "output/table.h"
+#include "results/results.h"
 
 #define SKIP_REASON "kernel built without CONFIG_KPROBES"
 

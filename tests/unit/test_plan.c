@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "plan.h"
+#include "cli/cli.h"
+#include "measure/plan.h"
 
 static void build(struct plan *p, struct run_args *a, const char *tracers, const char *seed)
 {
@@ -15,7 +15,7 @@ static void build(struct plan *p, struct run_args *a, const char *tracers, const
 	char err[256];
 
 	assert_int_equal(cli_parse_run(7, argv, a, err, sizeof(err)), 0);
-	assert_int_equal(plan_build(a, p), 0);
+	assert_int_equal(plan_build(&a->m, p), 0);
 }
 
 static const struct plan_cell *find(const struct plan *p, const char *id)

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "planfile.h"
+#include "cli/cli.h"
+#include "cli/planfile.h"
 
 static const char good[] =
 	"# a comment\n"
@@ -85,23 +85,23 @@ static void test_argv_overrides(void **state)
 	parse_good(&pf);
 	argv = planfile_argv(&pf, 0, 0, NULL, &argc);
 	assert_int_equal(cli_parse_run(argc, argv, &a, err, sizeof(err)), 0);
-	assert_int_equal(a.reps, 7);
-	assert_true(a.latency);
-	assert_int_equal(a.ntracers, 3);
-	assert_string_equal(a.workloads[0], "close");
+	assert_int_equal(a.m.reps, 7);
+	assert_true(a.m.latency);
+	assert_int_equal(a.m.ntracers, 3);
+	assert_string_equal(a.m.workloads[0], "close");
 	cli_release(&a);
 	free(argv);
 	argv = planfile_argv(&pf, 1, 0, NULL, &argc);
 	assert_int_equal(cli_parse_run(argc, argv, &a, err, sizeof(err)), 0);
-	assert_int_equal(a.reps, 3);
-	assert_false(a.latency);
+	assert_int_equal(a.m.reps, 3);
+	assert_false(a.m.latency);
 	cli_release(&a);
 	free(argv);
 	argv = planfile_argv(&pf, 0, 4, extra, &argc);
 	assert_int_equal(cli_parse_run(argc, argv, &a, err, sizeof(err)), 0);
-	assert_int_equal(a.reps, 2);
-	assert_int_equal(a.ntracers, 1);	/* -t replaces the plan's tracers */
-	assert_string_equal(a.tracers[0], "none");
+	assert_int_equal(a.m.reps, 2);
+	assert_int_equal(a.m.ntracers, 1);	/* -t replaces the plan's tracers */
+	assert_string_equal(a.m.tracers[0], "none");
 	cli_release(&a);
 	free(argv);
 	planfile_release(&pf);

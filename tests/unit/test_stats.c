@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "results.h"
-#include "stats.h"
+#include "results/results.h"
+#include "results/stats.h"
 
 #define EPS 1e-9
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -16,9 +16,10 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "doc_read.h"
+#include "doc/read.h"
+#include "doc/write.h"
 #include "fake_results.h"
-#include "store.h"
+#include "store/store.h"
 
 static char dir[64], db[128];
 

@@ -1,0 +1,147 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+int tt_verbose;
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "tracetax: %s%s\n", prefix, msg);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!tt_verbose)
+		return;
+	va_start(ap, fmt);
+	vreport("debug: ", fmt, ap);
+	va_end(ap);
+}
+
+noreturn void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+noreturn void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+noreturn void bug_at(const char *file, int line, const char *msg)
+{
+	fprintf(stderr, "tracetax: BUG: %s:%d: %s\n", file, line, msg);
+	abort();
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t process_cpu_ns(void) { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
+uint64_t thread_cpu_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+int read_file_str(const char *path, char *buf, size_t len)
+{
+	int fd;
+	ssize_t n;
+
+	if (len == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+int write_file_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(s);
+	ssize_t n;
+	int saved;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, len);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void format_ns(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) < 10)
+		snprintf(buf, len, "%.2f", v);
+	else if (fabs(v) < 1000)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.0f", v);
+}

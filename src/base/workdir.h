@@ -1,0 +1,23 @@
+/* Our working directories under $TMPDIR or /tmp, and the leftovers of a killed tracetax (workdir.c). */
+#ifndef TRACETAX_WORKDIR_H
+#define TRACETAX_WORKDIR_H
+
+#include <stddef.h>
+
+#define WORKDIR_PREFIX "tt-tool-"   /* + "<our pid>-XXXXXX" */
+
+/* @prog as an absolute path: itself if it has a '/', else the first in $PATH; -1: none. */
+int path_which(const char *prog, char *buf, size_t len);
+/* A new directory of ours into @dir; -1 and @err if it cannot be made. */
+int workdir_create(char *dir, size_t size, char *err, size_t len);
+/* What is in @dir, removed; the directory stays. 0, or -1. */
+int workdir_empty(const char *dir);
+/* @dir and everything in it ("" : nothing); a failure is warned about. */
+void workdir_remove(const char *dir);
+/*
+ * The directories of a tracetax that is gone, removed; @each (may be NULL)
+ * sees each first, for what its files list outside it. @removed counts them.
+ */
+int workdir_cleanup_stale(int *removed, void (*each)(const char *path));
+
+#endif

@@ -1,0 +1,444 @@
+/* Option parsing of `tracetax run`: strict, one clear line per mistake. */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "load/tcp.h"
+#include "load/workloads.h"
+#include "measure/cmdload.h"
+#include "load/syscalls.h"
+#include "tracers/tracer.h"
+#include "base/util.h"
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int add_tracer(struct run_args *a, const char *name, char *err, size_t errlen)
+{
+	for (int i = 0; i < a->m.ntracers; i++)
+		if (!strcmp(a->m.tracers[i], name))
+			return 0;
+	if (a->m.ntracers == CLI_MAX_ITEMS)
+		FAIL("too many tracers (at most %d)", CLI_MAX_ITEMS);
+	a->m.tracers[a->m.ntracers++] = strdup(name);
+	return 0;
+}
+
+static bool has_tracer(const struct run_args *a, const char *name)
+{
+	for (int i = 0; i < a->m.ntracers; i++)
+		if (!strcmp(a->m.tracers[i], name))
+			return true;
+	return false;
+}
+
+/* Every tracer name there is: families, with each variant spelt out. */
+static int for_each_name(int (*fn)(const struct tracer_ops *ops, const char *name, void *arg),
+			 void *arg)
+{
+	char name[128];
+
+	for (int i = 0; tracer_table[i]; i++) {
+		const struct tracer_ops *ops = tracer_table[i];
+
+		if (ops->parse_arg)
+			continue;	/* cmd: is nothing without its template: never a match */
+		if (!ops->variants) {
+			if (fn(ops, ops->name, arg))
+				return 1;
+			continue;
+		}
+		for (int v = 0; ops->variants[v]; v++) {
+			snprintf(name, sizeof(name), "%s/%s", ops->name, ops->variants[v]);
+			if (fn(ops, name, arg))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+struct glob_arg { struct run_args *a; const char *pat; int matched; char *err; size_t errlen; };
+
+/*
+ * A pattern, "all", or a group: "@tools" (whole tools: strace, bpftrace...)
+ * and "@mechanisms" (everything else, the baselines included).
+ */
+static int matches(const struct tracer_ops *ops, const char *pat, const char *name)
+{
+	if (!strcmp(pat, "@tools"))
+		return (ops->flags & TT_F_TOOL) != 0;
+	if (!strcmp(pat, "@mechanisms"))
+		return !(ops->flags & TT_F_TOOL);
+	return !strcmp(pat, "all") || !fnmatch(pat, name, 0);
+}
+
+static int add_if_match(const struct tracer_ops *ops, const char *name, void *p)
+{
+	struct glob_arg *g = p;
+
+	if (!matches(ops, g->pat, name))
+		return 0;
+	g->matched++;
+	return add_tracer(g->a, name, g->err, g->errlen) ? 1 : 0;
+}
+
+/*
+ * The next item of a comma list, in place: a comma inside quotes is the
+ * item's (cmd:'strace -e trace=getpid,close {cmd}'). NULL at the end.
+ */
+static char *next_item(char **s)
+{
+	char *start = *s, *p = start, quote = 0;
+
+	if (!start)
+		return NULL;
+	for (; *p && (quote || *p != ','); p++)
+		if ((*p == '\'' || *p == '"') && (!quote || quote == *p))
+			quote = quote ? 0 : *p;
+	*s = *p ? p + 1 : NULL;
+	*p = '\0';
+	return start;
+}
+
+int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errlen)
+{
+	char *copy = strdup(list), *rest = copy, *tok;
+	int ret = 0;
+
+	while (!ret && (tok = next_item(&rest))) {
+		if (!*tok)
+			continue;
+		if (!tracer_ops_with_arg(tok) &&
+		    (strpbrk(tok, "*?[") || !strcmp(tok, "all") || *tok == '@')) {
+			struct glob_arg g = { a, tok, 0, err, errlen };
+
+			if (for_each_name(add_if_match, &g))
+				ret = -1;
+			else if (!g.matched) {
+				snprintf(err, errlen, *tok == '@' ? "unknown group '%s' (@tools, @mechanisms)" :
+					 "no tracer matches '%s' (see 'tracetax list')", tok);
+				ret = -1;
+			}
+			continue;
+		}
+		const char *variant;
+		const struct tracer_ops *ops = tracer_ops_find(tok, &variant, err, errlen);
+		char full[256];
+
+		if (!ops) {
+			ret = -1;
+			break;
+		}
+		if (ops->parse_arg && !variant) {
+			snprintf(err, errlen, "tracer '%s' needs a command: %s:'strace -f {cmd}'",
+				 ops->name, ops->name);
+			ret = -1;
+			break;
+		}
+		snprintf(full, sizeof(full), !variant ? "%s" : ops->parse_arg ? "%s:%s" : "%s/%s",
+			 ops->name, variant);
+		ret = add_tracer(a, full, err, errlen);
+	}
+	if (!*list && !ret) {
+		snprintf(err, errlen, "empty tracer list");
+		ret = -1;
+	}
+	free(copy);
+	return ret;
+}
+
+/* cmd:'COMMAND' is a name of the user's: ours to copy, and to free (cli_release). */
+static int add_workloads(struct run_args *a, const char *list, char *err, size_t errlen)
+{
+	char *copy = strdup(list), *rest = copy, *tok;
+	int ret = 0;
+
+	cli_release_workloads(a);
+	while ((tok = next_item(&rest))) {
+		const struct workload *w = *tok ? workload_find(tok) : NULL;
+		const char *name = w && w->cmd ? tok : w ? w->name : NULL;
+		int dup = 0;
+
+		if (!*tok)
+			continue;
+		if (!w) {
+			snprintf(err, errlen, "unknown workload '%s' (see 'tracetax list')", tok);
+			ret = -1;
+			break;
+		}
+		if (w->cmd && (ret = cmdload_check(tok, err, errlen)))
+			break;
+		for (int i = 0; i < a->m.nworkloads; i++)
+			dup |= !strcmp(a->m.workloads[i], name);
+		if (!dup && a->m.nworkloads < CLI_MAX_ITEMS)
+			a->m.workloads[a->m.nworkloads++] = w->cmd ? strdup(name) : name;
+	}
+	free(copy);
+	if (!ret && !a->m.nworkloads) {
+		snprintf(err, errlen, "empty workload list");
+		ret = -1;
+	}
+	return ret;
+}
+
+static int add_threads(struct run_args *a, const char *list, char *err, size_t errlen)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int ret = 0;
+
+	a->m.nthreads = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int64_t v;
+
+		if (parse_i64(tok, 1, 256, &v)) {
+			snprintf(err, errlen, "invalid thread count '%s' (1 to 256)", tok);
+			ret = -1;
+			break;
+		}
+		if (a->m.nthreads < CLI_MAX_ITEMS)
+			a->m.threads[a->m.nthreads++] = (int)v;
+	}
+	free(copy);
+	if (!ret && !a->m.nthreads) {
+		snprintf(err, errlen, "empty thread list");
+		ret = -1;
+	}
+	return ret;
+}
+
+/* --ready and --hits: an ERE, checked now rather than at the cell that uses it. */
+static int check_regex(const char *opt, const char *re, char *err, size_t errlen)
+{
+	regex_t r;
+	int rc = regcomp(&r, re, REG_EXTENDED | REG_NEWLINE);
+	char msg[128];
+
+	if (!rc) {
+		regfree(&r);
+		return 0;
+	}
+	regerror(rc, &r, msg, sizeof(msg));
+	FAIL("invalid %s '%s': %s", opt, re, msg);
+}
+
+static bool has_cmd(const struct run_args *a)
+{
+	for (int i = 0; i < a->m.ntracers; i++)
+		if (tracer_ops_with_arg(a->m.tracers[i]))
+			return true;
+	return false;
+}
+
+static int parse_num(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out,
+		     char *err, size_t errlen)
+{
+	if (parse_i64(s, min, max, out))
+		FAIL("invalid %s '%s' (%lld to %lld)", opt, s, (long long)min, (long long)max);
+	return 0;
+}
+
+/* "3", "0.5", "2.5%": a percentage in [0.1, 100]. */
+static int parse_pct(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s)
+		return -1;
+	v = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (*end || !(v >= 0.1 && v <= 100))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "tracer", required_argument, NULL, 't' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "run-ms", required_argument, NULL, 'm' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "target", required_argument, NULL, 'g' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
+		{ "tracer-cpu", required_argument, NULL, 'p' },
+		{ "dry-run", no_argument, NULL, 'D' },
+		{ "precision", required_argument, NULL, 'P' },
+		{ "max-time", required_argument, NULL, 'M' },
+		{ "wait", no_argument, NULL, 'W' },
+		{ "no-wait", no_argument, NULL, 'N' },
+		{ "store", required_argument, NULL, 'S' },
+		{ "no-store", no_argument, NULL, 'O' },
+		{ "csv", required_argument, NULL, 'V' },
+		{ "markdown", required_argument, NULL, 'k' },
+		{ "explain", required_argument, NULL, 'X' },
+		{ "latency", no_argument, NULL, 'L' },
+		{ "msg-size", required_argument, NULL, 'G' },
+		{ "ready", required_argument, NULL, 'R' },
+		{ "hits", required_argument, NULL, 'H' },
+		{ "cmd-timeout", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, have_tracers = 0;
+	int64_t v;
+
+	memset(a, 0, sizeof(*a));
+	a->m.workloads[a->m.nworkloads++] = "getpid";
+	a->m.threads[a->m.nthreads++] = 1;
+	a->m.reps = 5;
+	a->m.run_ms = 100;
+	a->m.seed = 1;
+	a->colour = -1;
+	a->m.tracer_cpu = "same";
+	a->m.msg_size = TCP_MSG_DEFAULT;
+	a->m.cmd_timeout_s = CMDLOAD_TIMEOUT_S;
+	optind = 0;	/* reset getopt, also for repeated calls in tests */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': if (add_workloads(a, optarg, err, errlen)) return -1; break;
+		case 't':
+			if (cli_add_tracers(a, optarg, err, errlen))
+				return -1;
+			have_tracers = 1;
+			break;
+		case 'T': if (add_threads(a, optarg, err, errlen)) return -1; break;
+		case 'r':
+			if (parse_num("--reps", optarg, 1, 10000, &v, err, errlen)) return -1;
+			a->m.reps = (int)v;
+			break;
+		case 'm':
+			if (parse_num("--run-ms", optarg, 1, 600000, &v, err, errlen)) return -1;
+			a->m.run_ms = (int)v;
+			break;
+		case 'n':
+			if (parse_num("--iterations", optarg, 1, 10000000000LL, &v, err, errlen)) return -1;
+			a->m.iterations = v;
+			break;
+		case 's':
+			if (parse_num("--seed", optarg, 0, INT64_MAX, &v, err, errlen)) return -1;
+			a->m.seed = (uint64_t)v;
+			break;
+		case 'g':
+			/* a cell's target is a char[32] (plan.h, results.h) */
+			if (strlen(optarg) > 31)
+				FAIL("target '%s' is too long (31 characters at most)", optarg);
+			if (!tt_syscall_find(optarg) && !tt_tracepoint_split(optarg, NULL, 0, NULL, 0))
+				FAIL("unknown target syscall '%s' (see 'tracetax list'; a tracepoint "
+				     "is SYSTEM:EVENT)", optarg);
+			a->m.target = optarg;
+			break;
+		case 'j':
+			if (!*optarg)
+				FAIL("empty --json path");
+			a->json_path = optarg;
+			break;
+		case 'q': a->quiet = true; break;
+		case 'c':
+			if (!strcmp(optarg, "auto")) a->colour = -1;
+			else if (!strcmp(optarg, "always")) a->colour = 1;
+			else if (!strcmp(optarg, "never")) a->colour = 0;
+			else FAIL("invalid --color '%s' (auto, always, never)", optarg);
+			break;
+		case 'p':
+			if (strcmp(optarg, "same") && strcmp(optarg, "other") && strcmp(optarg, "any"))
+				FAIL("invalid --tracer-cpu '%s' (same, other, any)", optarg);
+			a->m.tracer_cpu = optarg;
+			break;
+		case 'D': a->dry_run = true; break;
+		case 'P':
+			if (parse_pct(optarg, &a->m.precision))
+				FAIL("invalid --precision '%s' (a percentage, 0.1 to 100)", optarg);
+			break;
+		case 'M':
+			if (parse_num("--max-time", optarg, 1, 86400, &v, err, errlen)) return -1;
+			a->m.max_time_s = (int)v;
+			break;
+		case 'W': a->no_wait = false; break;
+		case 'N': a->no_wait = true; break;
+		case 'S': if (!*optarg) FAIL("empty --store path"); a->store = optarg; break;
+		case 'O': a->no_store = true; break;
+		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;
+		case 'k': if (!*optarg) FAIL("empty --markdown path"); a->markdown_path = optarg; break;
+		case 'X': {
+			const char *variant;
+			const struct tracer_ops *ops = tracer_ops_find(optarg, &variant, err, errlen);
+
+			if (!ops)
+				return -1;
+			snprintf(a->explain, sizeof(a->explain), variant ? "%s/%s" : "%s", ops->name,
+				 variant);
+			break;
+		}
+		case 'L': a->m.latency = true; break;
+		case 'G':
+			if (parse_num("--msg-size", optarg, 1, TCP_MSG_MAX, &v, err, errlen)) return -1;
+			a->m.msg_size = (int)v;
+			break;
+		case 'R': case 'H':
+			if (check_regex(c == 'R' ? "--ready" : "--hits", optarg, err, errlen))
+				return -1;
+			*(c == 'R' ? &a->m.tool_ready : &a->m.tool_hits) = optarg;
+			break;
+		case 'C':
+			if (parse_num("--cmd-timeout", optarg, 1, 86400, &v, err, errlen)) return -1;
+			a->m.cmd_timeout_s = (int)v;
+			break;
+		case 'h': a->help = true; return 0;
+		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				FAIL("unknown option '-%c'", optopt);
+			FAIL("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		FAIL("unexpected argument '%s'", argv[optind]);
+	if (a->store && a->no_store)
+		FAIL("--store and --no-store: give one");
+	if ((a->m.tool_ready || a->m.tool_hits) && !has_cmd(a))
+		FAIL("--ready and --hits are for cmd: tracers: give one with -t cmd:'...'");
+	if (a->m.max_time_s && a->m.precision <= 0)
+		FAIL("--max-time is the budget of --precision: give both");
+	if (a->m.precision > 0 && a->m.iterations)
+		FAIL("--precision calibrates each cell: it does not take --iterations");
+	if (a->m.precision > 0 && !a->m.max_time_s)
+		a->m.max_time_s = CLI_DEFAULT_MAX_TIME_S;
+	/* tools take a second or more to start, each run: they are asked for by name */
+	if (!have_tracers) {
+		a->m.tracers_default = true;
+		if (cli_add_tracers(a, "@mechanisms", err, errlen))
+			return -1;
+	}
+	if (a->explain[0] && !has_tracer(a, a->explain))
+		FAIL("--explain '%s' is not a tracer of the run (add it to -t)", a->explain);
+	return 0;
+}
+
+void cli_release_workloads(struct run_args *a)
+{
+	for (int i = 0; i < a->m.nworkloads; i++)
+		if (!strncmp(a->m.workloads[i], "cmd:", 4))
+			free((char *)a->m.workloads[i]);
+	a->m.nworkloads = 0;
+}
+
+void cli_release(struct run_args *a)
+{
+	cli_release_workloads(a);
+	for (int i = 0; i < a->m.ntracers; i++)
+		free(a->m.tracers[i]);
+	a->m.ntracers = 0;
+}

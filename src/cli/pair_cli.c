@@ -1,0 +1,136 @@
+/* Options of `tracetax pair`: strict, one clear line per mistake, as cli.c's. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "load/workloads.h"
+#include "measure/pair.h"
+#include "base/util.h"
+
+#define FAIL(...) do { snprintf(err, len, __VA_ARGS__); return -1; } while (0)
+
+const char *const pair_storage_names[PAIR_NSTORAGE] = { "global", "percpu", "hash", "lock" };
+const char *const pair_clock_names[PAIR_NCLOCK] = { "ktime", "boot", "coarse" };
+const char *const pair_clock_helpers[PAIR_NCLOCK] = {
+	"bpf_ktime_get_ns", "bpf_ktime_get_boot_ns", "bpf_ktime_get_coarse_ns",
+};
+const char *const pair_kind_names[PAIR_NKIND] = { "enter", "syscall", "func" };
+
+static int index_of(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+static int parse_storages(struct pair_args *a, const char *list, char *err, size_t len)
+{
+	char copy[256], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	a->nstorages = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int s = !strcmp(t, "all") ? -2 : index_of(pair_storage_names, PAIR_NSTORAGE, t);
+
+		if (s == -1)
+			FAIL("unknown storage '%s' (global, percpu, hash, lock, all)", t);
+		for (int k = s == -2 ? 0 : s; k <= (s == -2 ? PAIR_NSTORAGE - 1 : s); k++) {
+			bool dup = false;
+
+			for (int i = 0; i < a->nstorages; i++)
+				dup |= a->storages[i] == k;
+			if (!dup)
+				a->storages[a->nstorages++] = k;
+		}
+	}
+	if (!a->nstorages)
+		FAIL("empty storage list");
+	return 0;
+}
+
+static int parse_threads(struct pair_args *a, const char *list, char *err, size_t len)
+{
+	char copy[256], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	a->nthreads = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int64_t v;
+
+		if (parse_i64(t, 1, 256, &v))
+			FAIL("invalid thread count '%s' (1 to 256)", t);
+		if (a->nthreads == PAIR_MAX)
+			FAIL("too many thread counts (at most %d)", PAIR_MAX);
+		a->threads[a->nthreads++] = (int)v;
+	}
+	if (!a->nthreads)
+		FAIL("empty thread list");
+	return 0;
+}
+
+int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len)
+{
+	static const struct option opts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "pair", required_argument, NULL, 'p' },
+		{ "storage", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct workload *w;
+	int c, i;
+
+	memset(a, 0, sizeof(*a));
+	a->workload = "getpid";
+	a->iterations = 200000;
+	a->threads[a->nthreads++] = 1;
+	for (i = 0; i < PAIR_NSTORAGE; i++)
+		a->storages[a->nstorages++] = i;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:p:s:T:n:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (!(w = workload_find(optarg)))
+				FAIL("unknown workload '%s' (see 'tracetax list')", optarg);
+			if (!w->syscall)
+				FAIL("workload '%s' makes no syscall to pair probes on", optarg);
+			a->workload = w->name;
+			break;
+		case 'p':
+			if ((i = index_of(pair_kind_names, PAIR_NKIND, optarg)) < 0)
+				FAIL("unknown pair '%s' (enter, syscall, func)", optarg);
+			a->kind = (enum pair_kind)i;
+			break;
+		case 's': if (parse_storages(a, optarg, err, len)) return -1; break;
+		case 'T': if (parse_threads(a, optarg, err, len)) return -1; break;
+		case 'c':
+			if ((i = index_of(pair_clock_names, PAIR_NCLOCK, optarg)) < 0)
+				FAIL("unknown clock '%s' (ktime, boot, coarse)", optarg);
+			a->clock = (enum pair_clock)i;
+			break;
+		case 'n':
+			if (parse_i64(optarg, 1, 1000000000, &a->iterations))
+				FAIL("invalid --iterations '%s' (1 to 1000000000)", optarg);
+			break;
+		case 'j':
+			if (!*optarg)
+				FAIL("empty --json path");
+			a->json_path = optarg;
+			break;
+		case 'q': a->quiet = true; break;
+		case 'h': a->help = true; return 0;
+		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
+		default: FAIL("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		FAIL("unexpected argument '%s'", argv[optind]);
+	return 0;
+}

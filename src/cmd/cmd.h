@@ -1,0 +1,50 @@
+/*
+ * The commands (one file each in src/cmd/) and what they share (common.c).
+ * Each takes argv with argv[0] its name and returns the exit code. Bad
+ * input is one line and exit 2; a measurement or a store that fails, 1.
+ */
+#ifndef TRACETAX_CMD_H
+#define TRACETAX_CMD_H
+
+#include <stdbool.h>
+
+#include "doc/read.h"
+#include "results/results.h"
+
+int cmd_run(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_clocks(int argc, char **argv);
+int cmd_pair(int argc, char **argv);
+int cmd_cleanup(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/*
+ * `tracetax run`'s recording: @r into the store at @store_opt (NULL: the
+ * default). 0, or -1 with one line said. @quiet: no line saying where.
+ */
+int cmd_record_run(const char *store_opt, const struct results *r, bool quiet);
+
+/*
+ * RUN: an id, "last", "last~N" (from the store at @store_opt), or the path
+ * of a results document. Exits 2 on a bad RUN or document, 1 on a store
+ * that fails.
+ */
+void cmd_load_run(const char *spec, const char *store_opt, struct doc *d);
+
+/* Whether colour is wanted on @fd for --color @setting (-1: auto). */
+bool cmd_want_colour(int setting, int fd);
+/* tracetax-load lives next to tracetax; TRACETAX_LOAD overrides. */
+const char *cmd_find_load(void);
+/* A parser's error line, exit 2, with a hint at --help unless it has one. */
+__attribute__((__noreturn__)) void cmd_die_usage(const char *err, const char *hint);
+/* One measurement at a time on the machine (the lock): wait, or exit 2. */
+void cmd_take_lock(bool no_wait);
+/* Signal handling, once per process: an experiment measures several times. */
+void cmd_signals_once(void);
+
+#endif

@@ -1,0 +1,75 @@
+/* What every command shares: the load's path, colour, usage hints, the lock, signals. */
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/lock.h"
+#include "base/signals.h"
+#include "base/util.h"
+#include "cmd/cmd.h"
+
+/* tracetax-load lives next to tracetax; TRACETAX_LOAD overrides. */
+const char *cmd_find_load(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("TRACETAX_LOAD");
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	if (n < 0)
+		die("cannot find own executable: readlink /proc/self/exe failed");
+	path[n] = '\0';
+	strcat(dirname(path), "/tracetax-load");
+	if (access(path, X_OK))
+		die("cannot find workload binary '%s'", path);
+	return path;
+}
+
+bool cmd_want_colour(int setting, int fd)
+{
+	if (setting >= 0)
+		return setting;
+	return isatty(fd) && !getenv("NO_COLOR");
+}
+
+/* One hint per error line: the parser's own "(see ...)" wins over ours. */
+__attribute__((__noreturn__)) void cmd_die_usage(const char *err, const char *hint)
+{
+	if (strstr(err, "(see '"))
+		die_usage("%s", err);
+	die_usage("%s (see '%s')", err, hint);
+}
+
+/*
+ * One measurement at a time on the machine. Waiting is the default: two
+ * CI jobs that meet on one runner both get correct figures, the second
+ * later, instead of the second failing for its neighbour (--no-wait: exit
+ * 2 at once). Interrupted while waiting, tracetax dies of the signal.
+ */
+void cmd_take_lock(bool no_wait)
+{
+	char err[256];
+
+	if (!lock_acquire(no_wait ? LOCK_NOWAIT : LOCK_WAIT, signals_interrupted, err, sizeof(err)))
+		return;
+	if (signals_interrupted()) {
+		error("%s", err);
+		signals_reraise();
+	}
+	die_usage("%s%s", err, no_wait ? " (--no-wait)" : "");
+}
+
+/* Signal handling once per process: an experiment measures several times. */
+void cmd_signals_once(void)
+{
+	static bool ready;
+
+	if (!ready && signals_init())
+		die("cannot set up signal handling");
+	ready = true;
+}

@@ -1,0 +1,80 @@
+/* tracetax run: options into a plan, the plan measured (session.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/signals.h"
+#include "cli/cli.h"
+#include "cmd/cmd.h"
+#include "cmd/session.h"
+
+static const char usage_run[] =
+	"usage: tracetax run [options]\n"
+	"\n"
+	"      --plan FILE         the plan in FILE (docs/experiments.md); the other\n"
+	"                          options override its fields\n"
+	"  -w, --workload LIST     workloads (see 'tracetax list'); default getpid\n"
+	"  -t, --tracer LIST       tracers, patterns ('bpf:tp/*', 'all') or groups\n"
+	"                          (@tools: strace, bpftrace...; @mechanisms), or\n"
+	"                          cmd:'TEMPLATE' (a command of yours); default:\n"
+	"                          every mechanism that can hook the workload\n"
+	"  -T, --threads LIST      thread counts, one thread pinned per CPU; default 1\n"
+	"  -r, --reps N            baseline/traced pairs per cell; default 5\n"
+	"      --run-ms N          calibrate each run (baseline and traced, each on\n"
+	"                          its own) to about N ms; default 100\n"
+	"      --precision PCT     add reps to a cell until its overhead's 95% CI is\n"
+	"                          within +-PCT% (A/A cell: of the baseline)\n"
+	"      --max-time S        the run's time budget for --precision, shared by\n"
+	"                          the cells still to run; default 300\n"
+	"  -n, --iterations N      fixed hot-loop iterations per thread (no calibration)\n"
+	"      --target SYSCALL    hook this syscall instead of the workload's own\n"
+	"                          (collateral cost: what a tracer of close costs getpid)\n"
+	"      --target SYS:EVENT  or any tracepoint, for ftrace:syscall, perf:* and\n"
+	"                          bpf:tp ('tcp:tcp_probe'); other tracers skip\n"
+	"      --msg-size N        bytes per message of tcp and tcp-rr; default 1448\n"
+	"      --cmd-timeout S     a run of a cmd:'COMMAND' workload still going after\n"
+	"                          S seconds is killed, and its cell fails; default 60\n"
+	"      --ready ERE         a cmd:'TOOL ... {cmd}|{pid}' tracer is attached once\n"
+	"                          its output matches (default: {pid} after 1 s)\n"
+	"      --hits ERE          its hits: the numbers ERE's group captures, summed,\n"
+	"                          or its matching lines; default unknown\n"
+	"      --seed N            seed of rep order and bootstrap; default 1\n"
+	"      --tracer-cpu WHERE  where a tracer the workload waits on runs (ptrace\n"
+	"                          helper, seccomp supervisor): same CPU as the\n"
+	"                          workload (default, reproducible), other, any\n"
+	"      --json FILE         write the results document (schema: docs/schema.md);\n"
+	"                          '-': to stdout, and the table to stderr\n"
+	"      --csv FILE          also write the table as CSV, one row per cell\n"
+	"      --markdown FILE     also write it as a Markdown table\n"
+	"      --store PATH        record the run in this results store (default:\n"
+	"                          $TRACETAX_DB, else $XDG_DATA_HOME/tracetax/results.db,\n"
+	"                          else ~/.local/share/tracetax/results.db)\n"
+	"      --no-store          record nothing\n"
+	"      --dry-run           print the plan (cells, rep orders, an estimate of\n"
+	"                          the time) and touch nothing\n"
+	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
+	"      --latency           also time every call: percentiles and log2 histograms\n"
+	"                          per cell, from runs of their own after the reps\n"
+	"      --no-wait           another measurement holds the machine's lock: exit 2\n"
+	"                          at once (default: wait for it, saying for whom)\n"
+	"      --explain TRACER    after the table, what one event goes through with\n"
+	"                          TRACER (one of -t), a figure beside each step\n"
+	"  -q, --quiet             no progress lines (and no table with --json -)\n";
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	char err[256];
+	int ret;
+
+	if (cli_parse_run(argc, argv, &a, err, sizeof(err)))
+		cmd_die_usage(err, "tracetax run --help");
+	if (a.help) {
+		fputs(usage_run, stdout);
+		cli_release(&a);
+		return 0;
+	}
+	ret = run_measure(&a, NULL, NULL);
+	cli_release(&a);
+	signals_reraise();
+	return ret;
+}

@@ -1,0 +1,21 @@
+/*
+ * A measurement session (session.c), what run, pair and experiment share:
+ * the lock, signals, the measurement, its outputs and its record, with a
+ * hook that reads the results before they are printed and released.
+ */
+#ifndef TRACETAX_SESSION_H
+#define TRACETAX_SESSION_H
+
+#include "cli/cli.h"
+#include "measure/pair.h"
+#include "results/results.h"
+
+typedef void (*run_hook)(struct results *r, void *arg);
+typedef void (*pair_hook)(const struct pair_results *r, void *arg);
+
+/* What `tracetax run` does once its options are parsed: the exit code. */
+int run_measure(const struct run_args *a, run_hook hook, void *arg);
+/* The same for `tracetax pair`. */
+int pair_measure(const struct pair_args *a, pair_hook hook, void *arg);
+
+#endif

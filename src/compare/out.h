@@ -1,0 +1,56 @@
+/*
+ * Two runs compared cell by cell (compare/runs.c), for `tracetax compare`
+ * (cmd/compare.c, compare/env.c) and the report.
+ */
+#ifndef TRACETAX_COMPARE_OUT_H
+#define TRACETAX_COMPARE_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "compare/compare.h"
+#include "doc/read.h"
+#include "results/results.h"
+
+/* One cell's comparison; a or b NULL: the cell is on one side only. */
+struct cmp_row {
+	const struct cell *a, *b;
+	bool compared;             /* ok on both sides: the figures below are set */
+	size_t na, nb;             /* reps with figures */
+	double ma, mb;             /* mean overhead per event, ns */
+	double diff, ratio;        /* mb - ma; mb / ma (NaN when A's is not above its floor) */
+	double ci[2], p_boot;      /* bootstrap interval of diff, its p */
+	double p_mw;               /* Mann-Whitney U */
+	double p_holm;             /* p_boot adjusted over the family */
+	double threshold;          /* ns a change must pass: --threshold of A's scale */
+	double floor;              /* the larger noise floor of the two runs; NaN: none */
+	double base_shift;         /* B's baseline mean / A's - 1: the untraced workload's change */
+	enum verdict verdict;
+};
+
+/* Whether cell @c's tracer saw what it should: every event, or none of
+ * them with --target (collateral); true when it cannot count. */
+bool compare_counted(const struct cell *c);
+
+struct cmp {
+	struct cmp_row *rows;
+	int nrows;
+	int family;                /* cells in Holm's family: compared, with enough reps */
+	int worse, better, same, too_few, noisy;
+	double base_shift;         /* the median of the rows' base_shift; NaN: none compared */
+	double threshold_pct;
+};
+
+/* Matches cells by (workload, tracer, threads, target) and compares them. */
+void compare_runs(const struct results *a, const struct results *b, double threshold_pct,
+		  struct cmp *out);
+void compare_release(struct cmp *c);
+
+struct cmp_style { const char *red, *green, *bold_yellow, *dim, *bold, *reset; };
+
+/* The two runs, and what differs between their environments and options. */
+void compare_print_env(FILE *f, const struct doc *a, const struct doc *b,
+		       const struct cmp_style *st);
+
+#endif

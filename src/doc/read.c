@@ -1,0 +1,297 @@
+/*
+ * A results document back into struct results (doc/read.h): the same
+ * structs doc/write.c wrote it from, so that output_table() reprints a
+ * stored run as it was printed (version 3's fields: doc/read_dist.c). Strict about what it knows (types, ranges,
+ * lengths, a cell's figures against its status), silent about fields it
+ * does not: other parts of tracetax add fields within a schema version.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "doc/field.h"
+#include "doc/read.h"
+#include "base/util.h"
+
+#define MAX_CELLS   65536
+
+static const char *const cpu_names[] = { "same", "other", "any", NULL };
+
+/*
+ * Counts values and nesting outside strings before jansson builds a tree:
+ * linear, no allocation. Every value but the first follows a ',' or opens
+ * a container, so commas and brackets bound the count.
+ */
+static int prescan(struct rd *x, const char *s, size_t len)
+{
+	size_t values = 1;
+	int depth = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"')
+			in_str = true;
+		else if (c == '[' || c == '{') {
+			values++;
+			if (++depth > DOC_MAX_DEPTH)
+				return rd_fail(x, "nested deeper than %d", DOC_MAX_DEPTH);
+		} else if (c == ']' || c == '}')
+			depth--;
+		else if (c == ',')
+			values++;
+		if (values > DOC_MAX_VALUES)
+			return rd_fail(x, "more than %d values", DOC_MAX_VALUES);
+	}
+	return 0;
+}
+
+static int read_env(struct rd *x, json_t *d, struct environment *e)
+{
+	size_t at = rd_push(x, "environment");
+	json_t *o = json_object_get(d, "environment");
+	int ret;
+
+	if (!o || !json_is_object(o)) {
+		ret = o ? rd_fail(x, "want an object, not %s", rd_type(o)) : rd_fail(x, "missing");
+		rd_pop(x, at);
+		return ret;
+	}
+#define S(f) rd_str(x, o, #f, e->f, sizeof(e->f), 0)
+	ret = S(kernel) || S(kernel_version) || S(arch) || S(cpu_model) ||
+	      rd_intv(x, o, "cpus", 0, INT_MAX, &e->cpus) || S(clocksource) || S(virtualization) ||
+	      S(mitigations) || S(governor) || S(tracetax_version) || S(hostname) || S(started) ||
+	      S(other_tracers) || S(tools) ? -1 : 0;
+#undef S
+	/* 2025-01-02T03:04:05Z: the store sorts and prints it as it is */
+	if (!ret && (strlen(e->started) != 20 || e->started[10] != 'T' || e->started[19] != 'Z')) {
+		rd_push(x, "started");
+		ret = rd_fail(x, "want an ISO 8601 UTC time, 2025-01-02T03:04:05Z");
+	}
+	rd_pop(x, at);
+	return ret;
+}
+
+static int read_options(struct rd *x, json_t *d, struct run_options *o)
+{
+	size_t at = rd_push(x, "options");
+	json_t *v = json_object_get(d, "options");
+	int64_t it = 0, max_time = -1, msg_size = -1;
+	int cpu = 0, ret;
+
+	if (!v || !json_is_object(v)) {
+		ret = v ? rd_fail(x, "want an object, not %s", rd_type(v)) : rd_fail(x, "missing");
+		rd_pop(x, at);
+		return ret;
+	}
+	ret = rd_intv(x, v, "reps", 1, INT_MAX, &o->reps) ||
+	      rd_intv(x, v, "run_ms", 0, INT_MAX, &o->run_ms) ||
+	      rd_int(x, v, "iterations", 0, INT64_MAX, 0, &it) || rd_seed(x, v, "seed", &o->seed) ||
+	      rd_str(x, v, "target", o->target, sizeof(o->target), F_NULL) ||
+	      rd_enum(x, v, "tracer_cpu", cpu_names, &cpu) ||
+	      rd_num(x, v, "precision_pct", 0, F_NULL, &o->precision) ||
+	      rd_int(x, v, "max_time_s", 1, INT_MAX, F_NULL, &max_time) ||
+	      (!rd_absent(x, v, "latency") && rd_bool(x, v, "latency", &o->latency)) ||
+	      (!rd_absent(x, v, "msg_size") &&
+	       rd_int(x, v, "msg_size", 1, INT_MAX, F_NULL, &msg_size)) ? -1 : 0;
+	o->iterations = it;
+	o->msg_size = msg_size < 0 ? 0 : (int)msg_size;
+	o->precision = isnan(o->precision) ? 0 : o->precision;
+	o->max_time_s = max_time < 0 ? 0 : (int)max_time;
+	snprintf(o->tracer_cpu, sizeof(o->tracer_cpu), "%s", cpu_names[cpu]);
+	rd_pop(x, at);
+	return ret;
+}
+
+static int read_floor(struct rd *x, json_t *o, struct noise_floor *f)
+{
+	if (!json_is_object(o))
+		return rd_fail(x, "want an object, not %s", rd_type(o));
+	return rd_str(x, o, "workload", f->workload, sizeof(f->workload), F_NONEMPTY) ||
+	       rd_intv(x, o, "threads", 1, MAX_THREADS, &f->threads) ||
+	       rd_num(x, o, "ns_per_event", 0, F_NULL, &f->ns) ||
+	       rd_pair(x, o, "aa_ci95", 0, f->ci95) ||
+	       rd_bool(x, o, "aa_excludes_zero", &f->excludes_zero) ? -1 : 0;
+}
+
+/* The elements of array @key, each read by @fn into @base + i * @size. */
+static int read_each(struct rd *x, json_t *d, const char *key, void *base, size_t size,
+		     int (*fn)(struct rd *, json_t *, void *))
+{
+	json_t *a;
+	size_t at;
+
+	if (rd_array(x, d, key, MAX_CELLS, &a))
+		return -1;
+	at = rd_push(x, key);
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		size_t k = rd_push_index(x, i);
+
+		if (fn(x, json_array_get(a, i), (char *)base + i * size))
+			return -1;
+		rd_pop(x, k);
+	}
+	rd_pop(x, at);
+	return 0;
+}
+
+static int cell_fn(struct rd *x, json_t *o, void *p) { return doc_read_cell(x, o, p); }
+static int floor_fn(struct rd *x, json_t *o, void *p) { return read_floor(x, o, p); }
+
+static size_t count_of(json_t *d, const char *key)
+{
+	json_t *a = json_object_get(d, key);
+
+	return json_is_array(a) && json_array_size(a) <= MAX_CELLS ? json_array_size(a) : 0;
+}
+
+/* The version first: a document of another version is refused as such. */
+static int read_version(struct rd *x, json_t *d)
+{
+	json_t *v = json_object_get(d, "schema_version");
+
+	rd_push(x, "schema_version");
+	if (!v)
+		return rd_fail(x, "missing: not a tracetax results document");
+	if (!json_is_integer(v))
+		return rd_fail(x, "want an integer, not %s", rd_type(v));
+	if (json_integer_value(v) < DOC_SCHEMA_OLDEST || json_integer_value(v) > DOC_SCHEMA_VERSION)
+		return rd_fail(x, "version %lld, this tracetax reads versions %d to %d",
+			       (long long)json_integer_value(v), DOC_SCHEMA_OLDEST, DOC_SCHEMA_VERSION);
+	x->version = (int)json_integer_value(v);
+	rd_pop(x, 0);
+	return 0;
+}
+
+static int read_results(struct rd *x, json_t *d, struct results *r)
+{
+	char version[sizeof(r->env.tracetax_version)];
+
+	if (!json_is_object(d))
+		return rd_fail(x, "want an object, not %s", rd_type(d));
+	if (read_version(x, d) ||
+	    rd_str(x, d, "tracetax_version", version, sizeof(version), F_NONEMPTY) ||
+	    read_env(x, d, &r->env) || read_options(x, d, &r->opts) ||
+	    rd_num(x, d, "elapsed_s", 0, F_NULL, &r->elapsed_s) || doc_read_top_dist(x, d, r))
+		return -1;
+	r->nfloors = (int)count_of(d, "noise_floors");
+	r->ncells = (int)count_of(d, "cells");
+	r->floors = calloc((size_t)r->nfloors + 1, sizeof(*r->floors));
+	r->cells = calloc((size_t)r->ncells + 1, sizeof(*r->cells));
+	if (!r->floors || !r->cells)
+		die("out of memory");
+	return read_each(x, d, "noise_floors", r->floors, sizeof(*r->floors), floor_fn) ||
+	       read_each(x, d, "cells", r->cells, sizeof(*r->cells), cell_fn) ? -1 : 0;
+}
+
+int doc_parse(struct doc *d, char *text, size_t len, char *err, size_t errlen)
+{
+	struct rd x = { .name = d->name, .err = err, .errlen = errlen };
+	json_error_t jerr;
+
+	memset(&d->r, 0, sizeof(d->r));
+	d->text = text;
+	d->len = len;
+	d->json = NULL;
+	if (len > DOC_MAX_BYTES)
+		return rd_fail(&x, "larger than %u MiB", DOC_MAX_BYTES >> 20);
+	if (prescan(&x, text, len))
+		return -1;
+	d->json = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!d->json) {
+		/* jansson quotes the input near the error: no control character of it */
+		for (char *p = jerr.text; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		snprintf(err, errlen, "invalid results document '%s': not JSON: %s at line %d",
+			 d->name, jerr.text, jerr.line);
+		return -1;
+	}
+	return read_results(&x, d->json, &d->r);
+}
+
+/* Reads at most DOC_MAX_BYTES + 1: one more says "too large" without reading it all. */
+static char *slurp(int fd, size_t *len)
+{
+	const size_t limit = (size_t)DOC_MAX_BYTES + 1;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+
+	if (!buf)
+		die("out of memory");
+	while (n < limit) {
+		ssize_t got;
+
+		if (n == cap) {
+			cap = cap * 2 < limit ? cap * 2 : limit;
+			buf = realloc(buf, cap + 1);
+			if (!buf)
+				die("out of memory");
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+int doc_read_file(struct doc *d, const char *path, char *err, size_t errlen)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	struct stat st;
+	char *text;
+	size_t len;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", path);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(EISDIR));
+		close(fd);
+		return -1;
+	}
+	text = slurp(fd, &len);
+	if (!text)
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return text ? doc_parse(d, text, len, err, errlen) : -1;
+}
+
+void doc_release(struct doc *d)
+{
+	results_release(&d->r);
+	json_decref(d->json);
+	free(d->text);
+	d->json = NULL;
+	d->text = NULL;
+}

@@ -1,0 +1,26 @@
+/* The results document (write.c, write_dist.c): the one source of truth, as JSON. */
+#ifndef TRACETAX_DOC_WRITE_H
+#define TRACETAX_DOC_WRITE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "results/results.h"
+
+struct hist;
+
+int output_json_file(const struct results *r, const char *path);  /* atomic: tmp + rename */
+/* Whether @path ("-": stdout) can be written, before the run; -1 and @err if not. */
+int output_json_check(const char *path, char *err, size_t len);
+char *output_json_string(const struct results *r);              /* malloc'd */
+
+/* The document's part (write_dist.c): fields added to a cell, a run, the top. */
+void output_json_cell_dist(json_t *o, const struct cell *c);
+void output_json_rep_dist(json_t *o, const struct rep *r, int threads);
+json_t *output_json_threads(const struct thread_fig *t, int n);
+json_t *output_json_timing(const struct timing *t);
+/* A distribution: its figures and its non-empty buckets as [lo, hi, count]. */
+json_t *output_json_dist(const struct hist *h);
+
+#endif

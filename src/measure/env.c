@@ -1,0 +1,286 @@
+/*
+ * The environment a run measured: the machine facts that move the figures
+ * from one machine to the next (kernel, CPU, clocksource, virtualisation,
+ * mitigations, governor, tools). What else is tracing is activity.c's:
+ * the runner samples it around every cell, and other_tracers is its
+ * summary at the start. Read only: nothing here changes tracing state.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/activity.h"
+#include "measure/env.h"
+#include "results/results.h"
+#include "base/util.h"
+#include "version.h"
+
+
+/* Append to a fixed buffer, silently truncating: these are notes for humans. */
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Truncating copy (not snprintf: gcc -O2 flags every possible truncation). */
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Lists are built "a; b; " for simplicity: cut the last separator. */
+static void trim_separator(char *buf)
+{
+	size_t n = strlen(buf);
+
+	if (n >= 2 && !strcmp(buf + n - 2, "; "))
+		buf[n - 2] = '\0';
+}
+
+static bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog);
+		if (n && access(buf, X_OK) == 0)
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/*
+ * First line of a command's output. Every command goes through
+ * timeout(1) with stdin closed: a tool that hangs or waits for input must
+ * not hang the benchmark before it starts.
+ */
+static int command_line(const char *cmd, char *buf, size_t len)
+{
+	char full[512];
+	FILE *p;
+	int ok;
+
+	snprintf(full, sizeof(full), "timeout 2 %s </dev/null 2>/dev/null", cmd);
+	p = popen(full, "r");
+	if (!p)
+		return -1;
+	ok = fgets(buf, (int)len, p) != NULL;
+	pclose(p);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] ? 0 : -1;
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	/* x86 says "model name", arm64 has no name, only "CPU part". */
+	static const char *const keys[] = { "model name", "Model", "cpu model", "CPU part" };
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	copy_str(buf, len, "unknown");
+	if (!f)
+		return;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+
+			if (!colon || strncmp(line, keys[k], strlen(keys[k])))
+				continue;
+			colon += 1 + strspn(colon + 1, " \t");
+			colon[strcspn(colon, "\n")] = '\0';
+			copy_str(buf, len, colon);
+			fclose(f);
+			return;
+		}
+	}
+	fclose(f);
+}
+
+static bool cpuinfo_has_flag(const char *flag)
+{
+	char line[8192];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *save;
+
+		if (strncmp(line, "flags", 5) || !colon)
+			continue;
+		for (char *tok = strtok_r(colon + 1, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+			found |= !strcmp(tok, flag);
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Guests pay for some traps (and a paravirt clock) bare metal doesn't.
+ * systemd-detect-virt knows the most hypervisors; --vm and --container
+ * separately because it reports only the container when both apply.
+ */
+static void virtualization(char *buf, size_t len)
+{
+	char vm[64] = "", ct[64] = "";
+
+	if (in_path("systemd-detect-virt")) {
+		command_line("systemd-detect-virt --vm", vm, sizeof(vm));
+		command_line("systemd-detect-virt --container", ct, sizeof(ct));
+	} else if (cpuinfo_has_flag("hypervisor")) {
+		if (read_file_str("/sys/class/dmi/id/sys_vendor", vm, sizeof(vm)) < 0 &&
+		    read_file_str("/sys/class/dmi/id/product_name", vm, sizeof(vm)) < 0)
+			copy_str(vm, sizeof(vm), "unknown hypervisor");
+	}
+	if (!vm[0])
+		copy_str(vm, sizeof(vm), "none");
+	copy_str(buf, len, vm);
+	if (ct[0] && strcmp(ct, "none"))
+		appendf(buf, len, ", container %s", ct);
+}
+
+static int name_filter(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+static void mitigations(char *buf, size_t len)
+{
+	static const char dir[] = "/sys/devices/system/cpu/vulnerabilities";
+	struct dirent **ents;
+	int n = scandir(dir, &ents, name_filter, alphasort);
+
+	buf[0] = '\0';
+	if (n < 0) {
+		copy_str(buf, len, "n/a");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[512], val[256];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
+		if (read_file_str(path, val, sizeof(val)) == 0)
+			appendf(buf, len, "%s: %s; ", ents[i]->d_name, val);
+		free(ents[i]);
+	}
+	free(ents);
+	trim_separator(buf);
+}
+
+/*
+ * Tracing already active, from the same probe the runner compares around
+ * every cell; settled first, so that the programs of a run that just ended
+ * are gone before the first cell's sample.
+ */
+static void other_tracers(char *buf, size_t len)
+{
+	struct activity a;
+
+	if (activity_sample_settled(&a) < 0) {
+		snprintf(buf, len, "unknown (%s)", strerror(errno));
+		return;
+	}
+	activity_summary(&a, buf, len);
+	activity_release(&a);
+}
+
+/* "strace -- version 6.1" -> "strace 6.1": the first token with a digit. */
+static void tool_versions(char *buf, size_t len)
+{
+	static const char *const tools[][2] = {
+		{ "strace", "-V" }, { "bpftrace", "--version" }, { "perf", "--version" },
+		{ "ltrace", "-V" }, { "uftrace", "--version" }, { "lttng", "--version" },
+	};
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		char cmd[64], line[256], *tok, *save, *ver = NULL;
+
+		if (!in_path(tools[i][0]))
+			continue;
+		snprintf(cmd, sizeof(cmd), "%s %s", tools[i][0], tools[i][1]);
+		if (command_line(cmd, line, sizeof(line)) < 0)
+			continue;
+		for (tok = strtok_r(line, " \t", &save); tok && !ver; tok = strtok_r(NULL, " \t", &save))
+			if (strpbrk(tok, "0123456789"))
+				ver = tok;
+		if (ver) {
+			ver[strcspn(ver, ",()")] = '\0';
+			if (ver[0] && ver[strlen(ver) - 1] == '.')
+				ver[strlen(ver) - 1] = '\0';
+		}
+		appendf(buf, len, "%s%s %s", buf[0] ? "; " : "", tools[i][0], ver ? ver : "?");
+	}
+	if (!buf[0])
+		copy_str(buf, len, "none");
+}
+
+static void start_time(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void environment_collect(struct environment *env)
+{
+	struct utsname u;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(env, 0, sizeof(*env));
+	start_time(env->started, sizeof(env->started));
+	if (uname(&u) == 0) {
+		copy_str(env->kernel, sizeof(env->kernel), u.release);
+		copy_str(env->kernel_version, sizeof(env->kernel_version), u.version);
+		copy_str(env->arch, sizeof(env->arch), u.machine);
+	}
+	cpu_model(env->cpu_model, sizeof(env->cpu_model));
+	env->cpus = cpus > 0 ? (int)cpus : 0;
+	if (read_file_str("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			  env->clocksource, sizeof(env->clocksource)) < 0)
+		copy_str(env->clocksource, sizeof(env->clocksource), "unknown");
+	virtualization(env->virtualization, sizeof(env->virtualization));
+	mitigations(env->mitigations, sizeof(env->mitigations));
+	if (read_file_str("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+			  env->governor, sizeof(env->governor)) < 0)
+		copy_str(env->governor, sizeof(env->governor), "n/a");
+	copy_str(env->tracetax_version, sizeof(env->tracetax_version), TRACETAX_VERSION);
+	if (gethostname(env->hostname, sizeof(env->hostname) - 1) < 0)
+		copy_str(env->hostname, sizeof(env->hostname), "unknown");
+	other_tracers(env->other_tracers, sizeof(env->other_tracers));
+	tool_versions(env->tools, sizeof(env->tools));
+}

@@ -1,0 +1,103 @@
+/*
+ * The plan: every cell of a run, in order, built from the arguments before
+ * anything runs. Each cell carries its own seed, drawn from the run's seed
+ * and the cell's identity, so a cell's rep order and bootstrap do not
+ * change when other cells are added to the plan or skip.
+ */
+#ifndef TRACETAX_PLAN_H
+#define TRACETAX_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+
+#define CLI_MAX_ITEMS 128
+
+/* What to measure: the core's options, which the CLI fills (cli/cli.h). */
+struct measure_opts {
+	const char *workloads[CLI_MAX_ITEMS];
+	int nworkloads;
+	char *tracers[CLI_MAX_ITEMS];   /* full names, variants expanded */
+	int ntracers;
+	bool tracers_default;          /* no -t: every tracer that fits the workload */
+	int threads[CLI_MAX_ITEMS];
+	int nthreads;
+	int reps;
+	int run_ms;
+	int64_t iterations;            /* 0: calibrate */
+	uint64_t seed;
+	const char *target;            /* NULL: each workload's own syscall */
+	const char *tracer_cpu;        /* "same", "other", "any": where a ptrace
+	                                  helper or seccomp supervisor runs */
+	double precision;              /* 0, or add reps until the CI half-width
+	                                  is this % of the overhead */
+	int max_time_s;                /* the run's budget for --precision */
+	bool latency;                  /* time every call, in runs after the reps */
+	int msg_size;                  /* bytes per message of the tcp workloads */
+	const char *tool_ready;        /* --ready, --hits: EREs on a cmd: tracer's output */
+	const char *tool_hits;
+	int cmd_timeout_s;             /* a run of a cmd: workload is killed after this */
+};
+
+struct tracer;
+struct workload;
+
+struct plan_cell {
+	char workload[256];
+	char tracer[256];            /* a cmd: template is long */
+	char target[32];          /* syscall hooked; "" when there is none */
+	int threads;
+	char id[640];             /* "workload|tracer|threads|target": its identity */
+	uint64_t seed;            /* the cell's own stream: rep order, bootstrap */
+};
+
+/*
+ * --latency: pairs of runs with every call timed, after a cell's reps. Two,
+ * one of each order as reps come: millions of calls, enough for p99.99.
+ */
+#define PLAN_LATENCY_PAIRS 2
+
+struct plan {
+	struct plan_cell *cells;
+	int n;
+};
+
+/* Every cell of the arguments, in run order; the default plan leaves out
+ * tracers that cannot hook the workload. 0, or -1 (out of memory). */
+int plan_build(const struct measure_opts *a, struct plan *p);
+void plan_release(struct plan *p);
+
+/*
+ * Whether rep @rep of cell @c runs its traced run first. Reps come in
+ * pairs, one of each order, the pair's first drawn from the cell's seed:
+ * an order effect (the second run of a pair finds a warmer machine) then
+ * cancels in every pair of reps instead of biasing the mean, as a plain
+ * coin per rep lets it do at small n.
+ */
+bool plan_traced_first(const struct plan_cell *c, int rep);
+
+/* `tracetax run --dry-run`: the cells, their rep orders, an estimate. */
+void plan_print(const struct plan *p, const struct measure_opts *a, FILE *f);
+
+/* The syscall a cell hooks: --target, else the workload's own, else "". */
+const char *plan_target(const struct measure_opts *a, const char *workload);
+/* Whether workload @w offers what a tracer with hooks @h needs; else why not. */
+int plan_hooks_ok(unsigned h, const struct workload *w, const char *target, char *reason,
+		  size_t len);
+/* Tells a tracer what the workload offers: its function, the ELF defining it, the load. */
+void plan_bind(struct tracer *t, const char *workload, const char *load_path);
+/* The CPU for --tracer-cpu same|other|any; -1: any. */
+int plan_tracer_cpu(const char *where);
+
+/*
+ * What a BPF cell adds after its reps (progstats.c), for the plan's
+ * estimate: traced runs with BPF stats on, and pairs of runs (on, off)
+ * that measure the cost of stats once a run.
+ */
+#define PROGSTATS_PASS_RUNS 3
+#define PROGSTATS_COST_MAX_PAIRS 10
+int progstats_cost_pairs(int reps);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * Exports of a run (output/csv.c, output/markdown.c): a CSV row per cell
+ * for spreadsheets and scripts, a Markdown table for an issue or a mail.
+ * Columns are in docs/schema.md.
+ */
+#ifndef TRACETAX_OUTPUT_EXPORT_H
+#define TRACETAX_OUTPUT_EXPORT_H
+
+#include <stdio.h>
+
+#include "results/results.h"
+
+int output_csv(const struct results *r, FILE *f);
+int output_markdown(const struct results *r, FILE *f);
+
+/*
+ * Writes @text, or what @fn writes of @r, to @path: through path.tmp,
+ * fsync'ed and renamed, so a reader never sees half of it; NULL or "-":
+ * stdout. 0, or -1 with the error said.
+ */
+int output_file(const char *path, const char *text, const struct results *r,
+		int (*fn)(const struct results *r, FILE *f));
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * The terminal table: one line per measured cell, readable in 100 columns.
+ * Columns are sized to their content, so a run of cheap BPF tracers stays
+ * narrow and one with strace still lines up. Skipped and failed cells are
+ * listed after the table, every one of them: a tracer that did not run is
+ * an answer too ("not on this kernel"), never silently missing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output/dist.h"
+#include "output/table.h"
+#include "results/results.h"
+#include "base/util.h"
+
+#define TABLE_WIDTH 100
+#define FIELD 96
+
+enum col { COL_TRACER, COL_WORKLOAD, COL_THREADS, COL_BASE, COL_TRACED, COL_OVERHEAD,
+	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, COL_PROG, COL_TOOL, NCOLS };
+
+static const char *const col_head[NCOLS] = {
+	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
+	"slowdown", "hits/events", "lost", "tracer cpu", "prog ns", "start/exit ms",
+};
+/* text columns align left, numbers right */
+static const bool col_left[NCOLS] = { true, true };
+
+struct style {
+	const char *dim, *yellow, *red, *bold, *reset;
+};
+
+struct layout {
+	bool show[NCOLS];
+	int width[NCOLS];
+};
+
+/* 3 significant digits with k/M/G: counts are there to compare, and the
+ * note gives the exact figures when hits and events differ. */
+static void fmt_count(char *buf, size_t len, int64_t v)
+{
+	static const char units[] = "kMGTP";
+	double d = (double)v;
+	int u = -1;
+
+	if (v < 10000) {
+		snprintf(buf, len, "%lld", (long long)v);
+		return;
+	}
+	while (u < 4 && fabs(d) >= 999.5) {
+		d /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.3g%c", d, units[u]);
+}
+
+static void fmt_slowdown(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, v < 10 ? "x%.2f" : v < 100 ? "x%.1f" : "x%.0f", v);
+}
+
+static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
+{
+	char m[24], lo[24], hi[24], h[24], e[24];
+
+	snprintf(f[COL_TRACER], FIELD, "%s", c->tracer);
+	snprintf(f[COL_WORKLOAD], FIELD, "%s", c->workload);
+	snprintf(f[COL_THREADS], FIELD, "%d", c->threads);
+	format_ns(f[COL_BASE], FIELD, c->base.mean);
+	format_ns(f[COL_TRACED], FIELD, c->traced.mean);
+	format_ns(m, sizeof(m), c->overhead.mean);
+	format_ns(lo, sizeof(lo), c->overhead.ci95[0]);
+	format_ns(hi, sizeof(hi), c->overhead.ci95[1]);
+	snprintf(f[COL_OVERHEAD], FIELD, "%s [%s, %s]", m, lo, hi);
+	fmt_slowdown(f[COL_SLOWDOWN], FIELD, c->slowdown);
+	fmt_count(e, sizeof(e), c->events);
+	if (c->hits < 0) {
+		snprintf(f[COL_HITS], FIELD, "n/a");
+	} else {
+		fmt_count(h, sizeof(h), c->hits);
+		snprintf(f[COL_HITS], FIELD, "%s/%s", h, e);
+	}
+	snprintf(f[COL_LOST], FIELD, "%lld", (long long)c->lost);
+	/* a reader on another CPU costs the machine without slowing the traced thread */
+	if (c->consumer_ns_per_event > 0)
+		format_ns(f[COL_READER], FIELD, c->consumer_ns_per_event);
+	else
+		snprintf(f[COL_READER], FIELD, "-");
+	/* the BPF program's own time per run, from a pass with BPF stats on */
+	if (c->prog.measured)
+		format_ns(f[COL_PROG], FIELD, c->prog.ns_per_run);
+	else
+		snprintf(f[COL_PROG], FIELD, "-");
+	/* a tool's start-up and shut-down: what it costs before and after the events */
+	if (c->startup_ms > 0)
+		snprintf(f[COL_TOOL], FIELD, "%.3g/%.3g", c->startup_ms,
+			 c->shutdown_ms > 0 ? c->shutdown_ms : NAN);
+	else
+		snprintf(f[COL_TOOL], FIELD, "-");
+}
+
+static bool any_reader(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && r->cells[i].consumer_ns_per_event > 0)
+			return true;
+	return false;
+}
+
+static bool any_prog(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && r->cells[i].prog.bpf)
+			return true;
+	return false;
+}
+
+static bool any_tool(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && r->cells[i].startup_ms > 0)
+			return true;
+	return false;
+}
+
+static bool varies(const struct results *r, bool by_workload)
+{
+	for (int i = 1; i < r->ncells; i++) {
+		if (by_workload && strcmp(r->cells[i].workload, r->cells[0].workload))
+			return true;
+		if (!by_workload && r->cells[i].threads != r->cells[0].threads)
+			return true;
+	}
+	return false;
+}
+
+static void plan_layout(const struct results *r, struct layout *l)
+{
+	char f[NCOLS][FIELD];
+
+	for (int k = 0; k < NCOLS; k++) {
+		l->show[k] = true;
+		l->width[k] = (int)strlen(col_head[k]);
+	}
+	l->show[COL_WORKLOAD] = varies(r, true);
+	l->show[COL_THREADS] = varies(r, false);
+	l->show[COL_READER] = any_reader(r);
+	l->show[COL_PROG] = any_prog(r);
+	l->show[COL_TOOL] = any_tool(r);
+	for (int i = 0; i < r->ncells; i++) {
+		if (r->cells[i].status != CELL_OK)
+			continue;
+		cell_fields(&r->cells[i], f);
+		for (int k = 0; k < NCOLS; k++)
+			if ((int)strlen(f[k]) > l->width[k])
+				l->width[k] = (int)strlen(f[k]);
+	}
+}
+
+/* Prints the columns, returns the width used, so the note can wrap. */
+static int print_fields(FILE *out, const struct layout *l, const char *const f[NCOLS])
+{
+	int used = 0;
+
+	for (int k = 0; k < NCOLS; k++) {
+		if (!l->show[k])
+			continue;
+		used += fprintf(out, "%s%*s", used ? "  " : "", col_left[k] ? -l->width[k] : l->width[k], f[k]);
+	}
+	return used;
+}
+
+static void print_row(FILE *out, const struct layout *l, const struct cell *c, const struct style *st)
+{
+	char f[NCOLS][FIELD];
+	const char *p[NCOLS];
+	int used;
+
+	cell_fields(c, f);
+	for (int k = 0; k < NCOLS; k++)
+		p[k] = f[k];
+	used = print_fields(out, l, p);
+	if (!c->note[0])
+		fputc('\n', out);
+	else if (used + 2 + (int)strlen(c->note) <= TABLE_WIDTH)
+		fprintf(out, "  %s%s%s\n", st->yellow, c->note, st->reset);
+	else	/* too long for the line: under it, indented, rather than wrapped by the terminal */
+		fprintf(out, "\n    %s^ %s%s\n", st->yellow, c->note, st->reset);
+}
+
+/*
+ * The A/A cells' verdict: the smallest overhead this run resolves, and a
+ * warning when an A/A interval excludes 0 -- a tracer that does nothing
+ * "costing" something means the machine is noisier than the CIs claim.
+ */
+static void print_floors(FILE *out, const struct results *r, const struct style *st)
+{
+	bool several = r->nfloors > 1;
+
+	for (int i = 0; i < r->nfloors; i++) {
+		const struct noise_floor *f = &r->floors[i];
+		char ns[24], lo[24], hi[24];
+
+		format_ns(ns, sizeof(ns), f->ns);
+		format_ns(lo, sizeof(lo), f->ci95[0]);
+		format_ns(hi, sizeof(hi), f->ci95[1]);
+		if (several)
+			fprintf(out, "noise floor, %s %dT: ", f->workload, f->threads);
+		else
+			fprintf(out, "noise floor: ");
+		fprintf(out, "%s ns/event (A/A cell: [%s, %s])\n", ns, lo, hi);
+		if (f->excludes_zero)
+			fprintf(out, "%swarning: the A/A interval excludes 0: this machine's noise exceeds "
+				"the stated CIs%s\n", st->yellow, st->reset);
+	}
+	if (!r->nfloors && r->ncells)
+		fprintf(out, "noise floor: unknown (no A/A cell: add '-t none')\n");
+}
+
+static void print_header(FILE *out, const struct results *r, const struct style *st)
+{
+	const struct environment *e = &r->env;
+
+	fprintf(out, "%stracetax %s%s: kernel %s %s, %d x %s\n", st->bold, e->tracetax_version,
+		st->reset, e->kernel, e->arch, e->cpus, e->cpu_model);
+	fprintf(out, "clocksource %s, virt %s, governor %s, %d reps, seed %llu%s%s\n",
+		e->clocksource, e->virtualization, e->governor, r->opts.reps,
+		(unsigned long long)r->opts.seed, r->opts.target[0] ? ", target " : "",
+		r->opts.target);
+	if (r->opts.precision > 0)
+		fprintf(out, "--precision %.3g%%: reps added until the overhead's CI is within +-%.3g%%, "
+			"in at most %d s\n", r->opts.precision, r->opts.precision, r->opts.max_time_s);
+	if (e->other_tracers[0] && strcmp(e->other_tracers, "none"))
+		fprintf(out, "%salready tracing: %s%s\n", st->yellow, e->other_tracers, st->reset);
+	output_dist_header(r, out, st->reset[0]);
+	print_floors(out, r, st);
+	if (r->stats_cost.measured) {
+		const struct stats_cost *k = &r->stats_cost;
+		char m[24], lo[24], hi[24];
+
+		format_ns(m, sizeof(m), k->mean);
+		format_ns(lo, sizeof(lo), k->ci95[0]);
+		format_ns(hi, sizeof(hi), k->ci95[1]);
+		/* the sign as measured: on a busy machine the mean can come out below 0 */
+		fprintf(out, "bpf stats: %s%s ns/event [%s, %s] while on (%s, %d pairs); in no figure "
+			"below\n", k->mean >= 0 ? "+" : "", m, lo, hi, k->tracer, k->pairs);
+	}
+	fputc('\n', out);
+}
+
+/* The family part of "bpf:tp/count", as a length. */
+static size_t family_len(const char *tracer)
+{
+	const char *slash = strchr(tracer, '/');
+
+	return slash ? (size_t)(slash - tracer) : strlen(tracer);
+}
+
+/* Cells j > i that say the same thing as cell i: same family, status, place, reason. */
+static bool same_story(const struct cell *a, const struct cell *b)
+{
+	size_t n = family_len(a->tracer);
+
+	return b->status == a->status && family_len(b->tracer) == n &&
+	       !strncmp(a->tracer, b->tracer, n) && b->tracer[n] == '/' &&
+	       !strcmp(a->workload, b->workload) && a->threads == b->threads &&
+	       !strcmp(a->reason, b->reason);
+}
+
+/*
+ * Skipped and failed cells, the variants of one family that share a reason
+ * on one line ("bpf:kprobe/{count,empty}"); a reason that would pass 100
+ * columns goes on a line of its own.
+ */
+static void print_unmeasured(FILE *out, const struct results *r, const struct layout *l,
+			     const struct style *st)
+{
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+		char where[96] = "", name[256];
+		bool skipped = c->status == CELL_SKIPPED;
+		const char *reason = c->reason[0] ? c->reason : "no reason given";
+		int j = i + 1, len;
+
+		if (c->status == CELL_OK)
+			continue;
+		while (j < r->ncells && same_story(c, &r->cells[j]))
+			j++;
+		if (j - i > 1) {
+			size_t n = family_len(c->tracer);
+
+			len = snprintf(name, sizeof(name), "%.*s/{%s", (int)n, c->tracer, c->tracer + n + 1);
+			for (int k = i + 1; k < j; k++)
+				len += snprintf(name + len, sizeof(name) - (size_t)len, ",%s",
+						r->cells[k].tracer + n + 1);
+			snprintf(name + len, sizeof(name) - (size_t)len, "}");
+		} else {
+			snprintf(name, sizeof(name), "%s", c->tracer);
+		}
+		if (l->show[COL_WORKLOAD] || l->show[COL_THREADS])
+			snprintf(where, sizeof(where), " (%s, %d thread%s)", c->workload,
+				 c->threads, c->threads == 1 ? "" : "s");
+		len = (int)(strlen(name) + strlen(where) + strlen(reason)) + 13;
+		fprintf(out, "%s  %-8s %s%s:%s%s%s\n", skipped ? st->dim : st->red,
+			skipped ? "skipped" : "failed", name, where, len > 100 ? "\n           " : " ",
+			reason, st->reset);
+		i = j - 1;
+	}
+}
+
+static void print_footer(FILE *out, const struct style *st, bool reader, bool prog, bool tool)
+{
+	fprintf(out, "%s"
+		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
+		"per event, mean [95%% CI, Student's t over paired reps]; slowdown: traced / base;\n"
+		"noise floor: the largest overhead the A/A cell (none) allows; hits/events: events the\n"
+		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
+		"dropped or overwritten%s%s%s%s\n",
+		st->dim, reader ? "; tracer cpu: CPU ns per event of our reader,\n"
+		"supervisor or ptrace helper" : "", prog ? "; prog ns: the BPF program's own time per\n"
+		"run (kernel BPF stats, median of 3 traced runs after the reps)" : "",
+		tool ? ";\nstart/exit ms: a tool's launch to attached, and the workload's end (or\n"
+		"detach) to the tool's exit, mean" : "", st->reset);
+}
+
+void output_table(const struct results *r, FILE *out, bool colour)
+{
+	static const struct style plain = { "", "", "", "", "" };
+	static const struct style ansi = { "\033[2m", "\033[33m", "\033[31m", "\033[1m", "\033[0m" };
+	const struct style *st = colour ? &ansi : &plain;
+	struct layout l;
+	int measured = 0, unmeasured = 0;
+
+	plan_layout(r, &l);
+	print_header(out, r, st);
+	for (int i = 0; i < r->ncells; i++) {
+		if (r->cells[i].status == CELL_OK)
+			measured++;
+		else
+			unmeasured++;
+	}
+	if (measured) {
+		fputs(st->bold, out);
+		print_fields(out, &l, col_head);
+		fprintf(out, "  note%s\n", st->reset);
+		for (int i = 0; i < r->ncells; i++)
+			if (r->cells[i].status == CELL_OK)
+				print_row(out, &l, &r->cells[i], st);
+	} else {
+		fprintf(out, "no cell was measured\n");
+	}
+	if (unmeasured) {
+		fputc('\n', out);
+		print_unmeasured(out, r, &l, st);
+	}
+	if (measured) {
+		fputc('\n', out);
+		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG], l.show[COL_TOOL]);
+		output_dist_sections(r, out, st->reset[0]);
+		output_table_net(r, out, st->bold, st->reset);
+		output_table_cmd(r, out, st->bold, st->reset);
+	}
+}

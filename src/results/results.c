@@ -1,0 +1,358 @@
+/*
+ * From the reps of a cell to its figures: summaries, overhead per event,
+ * outlier flags, totals and a short note of what a reader must know before
+ * trusting the numbers (noise, hits that don't add up, lost events).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load/workloads.h"
+#include "results/results.h"
+#include "load/syscalls.h"
+#include "base/util.h"
+
+/*
+ * Above this coefficient of variation of the baseline the note warns. The
+ * cheapest tracers add ~10-30% to a ~100-300 ns syscall (10-60 ns): with
+ * more than 5% run-to-run noise on the baseline the smallest overheads sit
+ * inside the noise of a single rep and only the CI tells them apart.
+ */
+#define NOISY_BASE_CV 0.05
+
+/* Distinct streams per statistic, so that the three CIs don't reuse the
+ * same resampling indices (their errors would be correlated). */
+#define SEED_BASE     0x62617365ull   /* "base" */
+#define SEED_TRACED   0x74726163ull   /* "trac" */
+#define SEED_OVERHEAD 0x6f766572ull   /* "over" */
+
+/* Above this share of a cell's wall time stolen by the hypervisor, the note says so. */
+#define STEAL_NOTE_PCT 1.0
+/* A CPU frequency that moved more than this during a cell gets a note. */
+#define MHZ_NOTE_PCT 2.0
+
+static void note_add(struct cell *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note_add(struct cell *c, const char *fmt, ...)
+{
+	size_t len = strlen(c->note);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(c->note)) {
+		strcpy(c->note + len, "; ");
+		len += 2;
+	}
+	if (len + 1 >= sizeof(c->note))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->note + len, sizeof(c->note) - len, fmt, ap);
+	va_end(ap);
+}
+
+static void summary_empty(struct summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->mean = s->median = s->stddev = s->min = s->max = NAN;
+	s->ci95[0] = s->ci95[1] = s->median_ci95[0] = s->median_ci95[1] = NAN;
+}
+
+/* -1 ("cannot tell") is sticky: a total of known and unknown is unknown. */
+static int64_t add_or_unknown(int64_t total, int64_t v)
+{
+	return (total < 0 || v < 0) ? -1 : total + v;
+}
+
+/* NaN-aware: an unknown reading leaves the total unknown only if all are. */
+static void min_max(double v, double *lo, double *hi)
+{
+	if (isnan(v))
+		return;
+	if (isnan(*lo) || v < *lo)
+		*lo = v;
+	if (isnan(*hi) || v > *hi)
+		*hi = v;
+}
+
+/* The mean of the known values of a field over the reps; NaN if none is known. */
+static double mean_known(const struct cell *c, size_t off)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int i = 0; i < c->nreps; i++) {
+		double v = *(const double *)((const char *)&c->reps[i] + off);
+
+		if (!isnan(v)) {
+			sum += v;
+			n++;
+		}
+	}
+	return n ? sum / n : NAN;
+}
+
+static void sum_totals(struct cell *c)
+{
+	double consumer = 0, steal = 0, wall = 0;
+	bool steal_known = false;
+
+	c->events = c->lost = 0;
+	c->hits = c->stops = 0;
+	c->mhz_min = c->mhz_max = NAN;
+	for (int i = 0; i < c->nreps; i++) {
+		const struct rep *r = &c->reps[i];
+
+		c->events += r->events;
+		c->lost += r->lost;
+		c->hits = add_or_unknown(c->hits, r->hits);
+		c->stops = add_or_unknown(c->stops, r->stops);
+		consumer += r->consumer_ns;
+		wall += r->wall_ms;
+		if (!isnan(r->steal_ms)) {
+			steal += r->steal_ms;
+			steal_known = true;
+		}
+		min_max(r->mhz_min, &c->mhz_min, &c->mhz_max);
+		min_max(r->mhz_max, &c->mhz_min, &c->mhz_max);
+	}
+	if (c->nreps == 0)
+		c->hits = c->stops = -1;
+	c->consumer_ns_per_event = c->events > 0 ? consumer / (double)c->events : 0;
+	c->steal_pct = steal_known && wall > 0 ? 100 * steal / wall : NAN;
+	c->startup_ms = mean_known(c, offsetof(struct rep, startup_ms));
+	c->shutdown_ms = mean_known(c, offsetof(struct rep, shutdown_ms));
+}
+
+/*
+ * With --target the tracer hooks a syscall the workload does not make
+ * (collateral cost): it should then see none of the workload's events.
+ */
+static bool is_collateral(const struct cell *c)
+{
+	const struct workload *w = workload_find(c->workload);
+	const char *own = w && w->syscall ? w->syscall : "";
+
+	if (w && w->cmd)
+		return false;	/* a command's events are what --target names */
+	return c->target[0] && strcmp(c->target, own) != 0;
+}
+
+static void write_note(struct cell *c)
+{
+	c->note[0] = '\0';
+	if (c->disturbed)
+		note_add(c, "disturbed: %s", c->disturbed_by);
+	if (c->nreps == 0)
+		return;
+	if (c->base_cv > NOISY_BASE_CV)
+		note_add(c, "noisy baseline (cv %.1f%%)", c->base_cv * 100);
+	/* a tracepoint --target names fires as often as the kernel's path does: nothing to check */
+	if (tt_tracepoint_split(c->target, NULL, 0, NULL, 0))
+		;
+	else if (c->hits >= 0 && is_collateral(c) && c->hits != 0)
+		note_add(c, "hits %lld on untargeted events", (long long)c->hits);
+	else if (c->hits >= 0 && !is_collateral(c) && c->hits != c->events)
+		note_add(c, "hits %lld != events %lld",
+			 (long long)c->hits, (long long)c->events);
+	if (c->lost > 0)
+		note_add(c, "lost %lld events", (long long)c->lost);
+	/* the mean's interval does not hold 95% when reps are hit: quote the median too */
+	if (c->outliers > 0) {
+		char m[24], lo[24], hi[24];
+
+		format_ns(m, sizeof(m), c->overhead.median);
+		format_ns(lo, sizeof(lo), c->overhead.median_ci95[0]);
+		format_ns(hi, sizeof(hi), c->overhead.median_ci95[1]);
+		note_add(c, "%d outlier rep%s: median %s [%s, %s]", c->outliers,
+			 c->outliers == 1 ? "" : "s", m, lo, hi);
+	}
+	if (c->precision_pct > 0 && c->ended_by != END_PRECISION)
+		note_add(c, "precision %.3g%% not reached (%.3g%% after %d reps)", c->precision_pct,
+			 c->reached_pct, c->nreps);
+	if (c->steal_pct > STEAL_NOTE_PCT)
+		note_add(c, "steal %.1f%% of the time", c->steal_pct);
+	if (c->mhz_max > c->mhz_min * (1 + MHZ_NOTE_PCT / 100))
+		note_add(c, "cpu clock moved %.0f-%.0f MHz", c->mhz_min, c->mhz_max);
+	if (c->tracer_note[0])
+		note_add(c, "%s", c->tracer_note);
+	if (c->cmd.events_per_run > 0 && c->cmd.events_cv > CMDLOAD_EVENTS_CV_NOTE)
+		note_add(c, "the command's events vary: cv %.1f%% over %d counting runs",
+			 100 * c->cmd.events_cv, CMDLOAD_COUNT_RUNS);
+	/* tracers that filter on one pid (bpf, bpftrace) see the first process only */
+	if (c->cmd.events_per_run > 0 && c->cmd.main_events < c->cmd.events_per_run)
+		note_add(c, "the command's first process made %lld of its %lld events: a tracer "
+			 "filtering on its pid misses the rest", (long long)c->cmd.main_events,
+			 (long long)c->cmd.events_per_run);
+	if (c->lat && c->lat->hits >= 0 && !is_collateral(c) && c->lat->hits != c->lat->events)
+		note_add(c, "latency runs: hits %lld != events %lld", (long long)c->lat->hits,
+			 (long long)c->lat->events);
+}
+
+double results_reached_pct(const struct cell *c)
+{
+	size_t n = c->nreps > 0 ? (size_t)c->nreps : 0;
+	double *d, *b, ci[2], ref;
+
+	if (n < 2)
+		return NAN;
+	d = calloc(n, sizeof(*d));
+	b = calloc(n, sizeof(*b));
+	if (!d || !b)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		b[i] = c->reps[i].base_ns_per_op;
+		d[i] = c->reps[i].traced_ns_per_op - b[i];
+	}
+	stats_t_ci(d, n, 0.95, ci);
+	ref = c->aa ? stats_mean(b, n) : fabs(stats_mean(d, n));
+	free(d);
+	free(b);
+	return ref > 0 ? 100 * (ci[1] - ci[0]) / 2 / ref : INFINITY;
+}
+
+/*
+ * Per hit and per byte. A tracepoint on the network path fires per segment
+ * or packet, more or less often than per message: the overhead per hit is
+ * the cost of the probe itself, the one per message what the workload pays.
+ * Threads run a connection each, so the throughput is the sum over them.
+ */
+static void per_hit_and_byte(struct cell *c)
+{
+	double lo = c->slowdown_ci95[0], hi = c->slowdown_ci95[1];
+
+	c->hits_per_event = c->hits >= 0 && c->events > 0 ? (double)c->hits / (double)c->events : NAN;
+	c->ns_per_hit = c->hits_per_event > 0 ? c->overhead.mean / c->hits_per_event : NAN;
+	c->base_mbps = c->traced_mbps = c->loss_pct = c->loss_ci95[0] = c->loss_ci95[1] = NAN;
+	if (c->bytes_per_event <= 0)
+		return;
+	/* bytes per ns are GB/s: 1e3 MB/s */
+	c->base_mbps = 1e3 * (double)c->bytes_per_event * c->threads / c->base.mean;
+	c->traced_mbps = 1e3 * (double)c->bytes_per_event * c->threads / c->traced.mean;
+	c->loss_pct = 100 * (1 - c->base.mean / c->traced.mean);
+	c->loss_ci95[0] = lo > 0 ? 100 * (1 - 1 / lo) : NAN;
+	c->loss_ci95[1] = hi > 0 ? 100 * (1 - 1 / hi) : NAN;
+}
+
+/*
+ * The workload makes one target event per op, so the overhead per event is
+ * traced - base ns/op. Differences are taken per rep (paired): the two runs
+ * of a rep ran back to back, so slow drift of the machine cancels out of
+ * the difference instead of widening its CI.
+ */
+void results_finish_cell(struct cell *c, uint64_t seed)
+{
+	size_t n = c->nreps > 0 ? (size_t)c->nreps : 0;
+	double *base, *traced, *over;
+	bool *flags;
+
+	sum_totals(c);
+	results_finish_threads(c);
+	c->outliers = 0;
+	c->below_floor = false;
+	if (n == 0) {
+		summary_empty(&c->base);
+		summary_empty(&c->traced);
+		summary_empty(&c->overhead);
+		c->slowdown = c->base_cv = c->reached_pct = NAN;
+		c->slowdown_ci95[0] = c->slowdown_ci95[1] = NAN;
+		per_hit_and_byte(c);
+		write_note(c);
+		return;
+	}
+	base = calloc(n, sizeof(*base));
+	traced = calloc(n, sizeof(*traced));
+	over = calloc(n, sizeof(*over));
+	flags = calloc(n, sizeof(*flags));
+	if (!base || !traced || !over || !flags)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		base[i] = c->reps[i].base_ns_per_op;
+		traced[i] = c->reps[i].traced_ns_per_op;
+		over[i] = traced[i] - base[i];
+	}
+	stats_summarize(base, n, seed ^ SEED_BASE, &c->base);
+	stats_summarize(traced, n, seed ^ SEED_TRACED, &c->traced);
+	stats_summarize(over, n, seed ^ SEED_OVERHEAD, &c->overhead);
+	c->slowdown = c->base.mean > 0 ? c->traced.mean / c->base.mean : NAN;
+	stats_ratio_ci(traced, base, n, 0.95, c->slowdown_ci95);
+	c->base_cv = stats_cv(base, n);
+	c->reached_pct = results_reached_pct(c);
+	c->outliers = (int)stats_mad_outliers(over, n, flags);
+	for (size_t i = 0; i < n; i++)
+		c->reps[i].outlier = flags[i];
+	/* derived: what the program's own time leaves of the cost per event */
+	c->prog.dispatch_ns = c->prog.measured ? c->overhead.mean - c->prog.ns_per_run : NAN;
+	results_finish_latency(c);
+	per_hit_and_byte(c);
+	write_note(c);
+	free(flags);
+	free(over);
+	free(traced);
+	free(base);
+}
+
+const struct noise_floor *results_floor(const struct results *r, const struct cell *c)
+{
+	for (int i = 0; i < r->nfloors; i++)
+		if (r->floors[i].threads == c->threads && !strcmp(r->floors[i].workload, c->workload))
+			return &r->floors[i];
+	return NULL;
+}
+
+static void add_floor(struct results *r, const struct cell *aa)
+{
+	struct noise_floor *f = &r->floors[r->nfloors++];
+	double lo = aa->overhead.ci95[0], hi = aa->overhead.ci95[1];
+
+	snprintf(f->workload, sizeof(f->workload), "%s", aa->workload);
+	f->threads = aa->threads;
+	f->ci95[0] = lo;
+	f->ci95[1] = hi;
+	f->ns = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+	f->excludes_zero = lo > 0 || hi < 0;
+}
+
+/*
+ * The A/A cells give each (workload, threads) its noise floor: the first
+ * A/A cell measured with at least two reps (a CI) for it.
+ */
+void results_finish(struct results *r)
+{
+	free(r->floors);
+	r->nfloors = 0;
+	r->floors = calloc((size_t)r->ncells + 1, sizeof(*r->floors));
+	if (!r->floors)
+		die("out of memory");
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+
+		if (c->aa && c->status == CELL_OK && c->nreps >= 2 && !results_floor(r, c))
+			add_floor(r, c);
+	}
+	for (int i = 0; i < r->ncells; i++) {
+		struct cell *c = &r->cells[i];
+		const struct noise_floor *f = results_floor(r, c);
+
+		if (c->aa || c->status != CELL_OK || !f || !(fabs(c->overhead.mean) < f->ns))
+			continue;
+		c->below_floor = true;
+		char ns[24];
+
+		format_ns(ns, sizeof(ns), f->ns);
+		note_add(c, "below the noise floor (%s ns)", ns);
+	}
+}
+
+void results_release(struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		results_release_cell(&r->cells[i]);
+	free(r->cells);
+	free(r->floors);
+	r->cells = NULL;
+	r->floors = NULL;
+	r->ncells = r->nfloors = 0;
+}

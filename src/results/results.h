@@ -1,0 +1,272 @@
+/* The results of a run of tracetax: what the runner fills and output reads. */
+#ifndef TRACETAX_RESULTS_H
+#define TRACETAX_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/hist.h"
+#include "results/stats.h"
+
+enum cell_status { CELL_OK, CELL_SKIPPED, CELL_FAILED };
+
+/* What ended a cell's reps. */
+enum cell_end {
+	END_REPS,        /* the --reps asked for */
+	END_PRECISION,   /* --precision reached */
+	END_MAX_TIME,    /* its share of --max-time ran out first */
+	END_MAX_REPS,    /* RESULTS_MAX_REPS ran out first */
+	END_STOPPED,     /* failed or interrupted */
+};
+#define RESULTS_MAX_REPS 10000
+
+/* Exit codes of `tracetax run` (also in --help and the README). */
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_DISTURBED = 3 };
+
+/* One workload thread: in a rep, its two runs; in a cell, means over reps. */
+struct thread_fig {
+	int cpu;                  /* the CPU it was pinned to; -1: none */
+	double base_ns_per_op;    /* its hot loop / its iterations, baseline run */
+	double traced_ns_per_op;  /* the same, traced run */
+	int64_t events;           /* target events of its traced run(s), warm-up included */
+};
+
+/* One rep: a baseline run and a traced run of the same cell, back to back. */
+struct rep {
+	double base_ns_per_op;    /* mean over threads of hot-loop ns / ops */
+	double traced_ns_per_op;
+	double base_cycles_per_op;   /* TSC cycles; 0 when the TSC is unusable */
+	double traced_cycles_per_op;
+	int64_t events;           /* target events the traced run made (warm-up included) */
+	int64_t hits;             /* the tracer's count; -1: it cannot tell */
+	int64_t lost;
+	int64_t stops;            /* ptrace stops serviced; -1 if not ptrace */
+	double consumer_ns;       /* CPU time of our reader/supervisor thread */
+	double startup_ms;        /* a tool: launch to attached; NaN: not a tool */
+	double shutdown_ms;       /* a tool: detach (or the workload's exit) to its exit; NaN */
+	bool traced_first;        /* the order this rep ran in */
+	bool outlier;             /* MAD flag on its overhead */
+	/* what the machine did meanwhile, on the CPUs the workload ran on */
+	double wall_ms;           /* both runs, fork to reap */
+	double steal_ms;          /* steal time (/proc/stat), both runs; NaN: unknown */
+	double mhz_min, mhz_max;  /* CPU frequency read before, between and after the
+	                             runs; NaN: the kernel does not say */
+	struct thread_fig *threads;   /* cell.threads of them */
+	double base_mops, traced_mops; /* all threads' ops / the slowest thread's time, M/s */
+};
+
+/*
+ * --latency: every call of the hot loop timed, in runs of their own after
+ * the reps (cell_latency), so that the overhead figures do not pay for it.
+ */
+struct cell_latency {
+	int pairs;                /* baseline + traced latency runs completed */
+	struct hist *base, *traced;   /* ns per call, merged over runs and threads */
+	double base_ns_per_op;    /* the timed loops' ns/op, mean over runs */
+	double traced_ns_per_op;
+	double timer_ns;          /* two timer reads back to back: in every sample */
+	double timing_cost_ns;    /* base_ns_per_op - the reps' baseline: what timing costs */
+	int64_t events;           /* the traced latency runs' */
+	int64_t hits;             /* -1: the tracer cannot tell */
+	int64_t calls;            /* calls the traced runs timed: threads x iterations */
+	int64_t base_calls;
+};
+
+/*
+ * A BPF cell's program self-time, from traced runs after its reps with BPF
+ * stats on (progstats.c): the kernel's run_time_ns / run_cnt.
+ */
+struct prog_time {
+	bool bpf;                 /* the tracer runs a BPF program: a pass was due */
+	bool measured;
+	char reason[200];         /* why not measured: the kernel's refusal; "" */
+	int runs;                 /* traced runs in the pass */
+	int64_t run_cnt;          /* the program's runs during them */
+	double run_ns;            /* their run_time_ns */
+	double ns_per_run;        /* median over the pass's runs of run_ns / run_cnt */
+	double range[2];          /* its min and max */
+	int64_t hits, events;     /* of the pass's runs: run_cnt is checked against hits */
+	double dispatch_ns;       /* overhead mean - ns_per_run (derived); NaN: unknown */
+};
+
+/* What BPF stats cost an event: one cell's traced runs with them on and off, once a run. */
+struct stats_cost {
+	bool measured;
+	char tracer[64], workload[256];
+	int threads;
+	int pairs;
+	double mean, ci95[2];     /* ns per event, on - off, paired */
+};
+
+/* A cmd: workload's counting pass: its untraced runs, before the reps (measure/cmdload.c), */
+#define CMDLOAD_COUNT_RUNS 3
+/* and a count that varies more than this between them gets a note. */
+#define CMDLOAD_EVENTS_CV_NOTE 0.02
+
+struct cell {
+	/* what */
+	char workload[256];
+	char tracer[256];
+	char target[32];          /* syscall hooked; "" when the tracer hooks none */
+	char verified_syscall[32]; /* what the workload's ops made, seen by the kernel; "" */
+	int threads;
+	char id[640];             /* the plan's identity of the cell */
+	uint64_t seed;            /* its own seed: rep order, bootstrap */
+	bool aa;                  /* an A/A cell: its tracer attaches nothing */
+	/* how it went */
+	enum cell_status status;
+	char reason[256];         /* skip or failure reason; "" when ok */
+	int64_t iterations;       /* traced runs: per thread, hot loop only */
+	int64_t warmup;           /* traced runs: per thread */
+	int64_t base_iterations;  /* baseline runs, calibrated on their own */
+	int64_t base_warmup;
+	int nreps;                /* reps completed */
+	int cap_reps;             /* room in reps */
+	struct rep *reps;         /* nreps of them */
+	enum cell_end ended_by;
+	double precision_pct;     /* --precision asked for; 0: none */
+	double reached_pct;       /* overhead CI half-width, % of |overhead| (A/A: of
+	                             the baseline); NaN with fewer than 2 reps */
+	bool disturbed;           /* other tracing changed during the cell */
+	char disturbed_by[256];   /* what appeared or went away */
+	char tracer_note[256];    /* what the tracer said a reader must know */
+	/* totals over the traced runs */
+	int64_t events;
+	int64_t hits;             /* -1 when the tracer cannot count */
+	int64_t lost;
+	int64_t stops;            /* -1 when not ptrace */
+	/* statistics, from results_finish_cell() */
+	struct summary base;      /* ns/op of the baseline runs */
+	struct summary traced;    /* ns/op of the traced runs */
+	struct summary overhead;  /* ns per event: traced - base ns/op, paired per rep
+	                             (the workload makes one target event per op) */
+	double slowdown;          /* traced.mean / base.mean */
+	double slowdown_ci95[2];  /* Fieller's interval on the paired means */
+	double base_cv;           /* coefficient of variation of the baseline */
+	int outliers;             /* reps flagged by MAD */
+	double consumer_ns_per_event; /* our reader's CPU per event, 0 if none */
+	double startup_ms, shutdown_ms; /* a tool's, mean over the traced runs; NaN: none */
+	double steal_pct;         /* steal time, % of the reps' wall time; NaN: unknown */
+	double mhz_min, mhz_max;  /* over every rep; NaN: unknown */
+	bool below_floor;         /* |overhead| under the run's noise floor */
+	struct prog_time prog;    /* BPF cells: the program's share */
+	/* per hit, for a tracepoint that fires more or less often than the events */
+	double hits_per_event;    /* hits / events; NaN when the tracer cannot count */
+	double ns_per_hit;        /* overhead per event / hits_per_event; NaN: no hits */
+	/* workloads that move bytes (tcp): throughput of all threads, 1 MB = 1e6 bytes */
+	int64_t bytes_per_event;  /* payload each event sends; 0: not such a workload */
+	double base_mbps, traced_mbps;  /* NaN when bytes_per_event is 0 */
+	double loss_pct;          /* throughput lost to tracing: 100 (1 - base/traced ns) */
+	double loss_ci95[2];      /* from the slowdown's Fieller interval */
+	char note[512];           /* noise warning, hits mismatch... */
+	/* threads (results_dist.c): each thread's figures, their spread, throughput */
+	struct thread_fig *per_thread;  /* threads of them: means over reps, events summed */
+	int cpus_used;            /* distinct CPUs the threads ran on; 0: unknown */
+	double base_spread_pct;   /* (slowest - fastest) / mean thread ns/op, mean over
+	                             reps; NaN with one thread */
+	double traced_spread_pct;
+	double base_mops, traced_mops;  /* aggregate throughput, M ops/s, mean over reps */
+	struct cell_latency *lat; /* --latency; NULL without */
+	/* cmd: workloads (cmdload.c): events_per_run -1 for the load's own workloads */
+	struct {
+		int64_t events_per_run;  /* the counting pass's mean, whole process tree */
+		int64_t main_events;     /* of the command's first process alone */
+		double events_cv;        /* over the pass's runs */
+		double run_ms;           /* the pass's mean wall time of a run, untraced */
+		int exit_status;         /* a failed run's: its exit status, 128+N killed by
+		                            signal N; -1: none */
+		char output[256];        /* a failed run's output, kept; "" */
+	} cmd;
+};
+
+/* What tracetax times with, and what that costs (clocks.c, measured at the start). */
+struct timing {
+	char clock[32];           /* around each hot loop: "CLOCK_MONOTONIC" */
+	double clock_ns;          /* one read of it, mean */
+	double clock_res_ns;      /* clock_getres */
+	int clock_vdso;           /* 1: the vDSO serves it, 0: a syscall, -1: unknown */
+	char timer[32];           /* --latency, around each call: "lfence;rdtsc;lfence" */
+	double timer_ns;          /* one read of it, mean */
+	double tsc_hz;            /* the TSC rate, against CLOCK_MONOTONIC; 0: no TSC */
+};
+
+/*
+ * The noise floor of one (workload, threads): what the A/A cell (a tracer
+ * that attaches nothing) measured as an overhead. Smaller overheads cannot
+ * be told from the noise: the floor is the far end of the A/A interval.
+ */
+struct noise_floor {
+	char workload[256];
+	int threads;
+	double ns;                /* max(|ci95[0]|, |ci95[1]|) of the A/A overhead */
+	double ci95[2];
+	bool excludes_zero;       /* the A/A interval misses 0: noise beyond the CIs */
+};
+
+struct environment {
+	char kernel[128];         /* uname -r */
+	char kernel_version[256]; /* uname -v */
+	char arch[32];
+	char cpu_model[128];
+	int cpus;
+	char clocksource[64];
+	char virtualization[64];  /* "kvm", "none", ... */
+	char mitigations[2048];   /* "meltdown: Not affected; spectre_v2: ...; " */
+	char governor[64];
+	char tracetax_version[64];
+	char hostname[64];
+	char started[32];         /* ISO 8601 UTC */
+	char other_tracers[512];  /* tracing already active on the machine */
+	char tools[512];          /* "strace 6.1; bpftrace v0.17.0; ..." */
+};
+
+struct run_options {
+	int reps;
+	int run_ms;
+	int64_t iterations;       /* 0: calibrate per cell */
+	uint64_t seed;
+	char target[32];          /* --target, "" for the workload's own syscall */
+	char tracer_cpu[8];       /* --tracer-cpu: same, other, any */
+	double precision;         /* --precision %, 0: fixed reps */
+	int max_time_s;           /* its budget */
+	bool latency;             /* --latency */
+	int msg_size;             /* --msg-size: bytes per message of the tcp workloads */
+};
+
+struct claim_row;
+
+struct results {
+	struct environment env;
+	struct run_options opts;
+	struct cell *cells;
+	int ncells;
+	struct noise_floor *floors;   /* one per (workload, threads) with an A/A cell */
+	int nfloors;
+	struct stats_cost stats_cost; /* the first BPF cell's, measured once */
+	double elapsed_s;
+	struct timing timing;
+	const struct claim_row *claims;   /* a plan's claims on this run (claims.h); NULL */
+	int nclaims;
+};
+
+/* Fill cell's statistics from its reps (results.c); @seed: the cell's own. */
+void results_finish_cell(struct cell *c, uint64_t seed);
+/*
+ * The half-width of the overhead's 95% CI so far, in % of |overhead| (of
+ * the baseline for an A/A cell, whose overhead is 0 by design); NaN with
+ * fewer than two reps. What --precision compares with its target.
+ */
+double results_reached_pct(const struct cell *c);
+/* Once every cell is finished: noise floors, and the cells under them. */
+void results_finish(struct results *r);
+void results_release(struct results *r);
+/* The A/A noise floor of a cell's workload and threads; NULL: none measured. */
+const struct noise_floor *results_floor(const struct results *r, const struct cell *c);
+/* results_dist.c: per-thread figures, spread, throughput, latency. */
+void results_finish_threads(struct cell *c);
+void results_finish_latency(struct cell *c);
+struct cell_latency *results_latency_new(void);
+void results_release_cell(struct cell *c);
+
+#endif

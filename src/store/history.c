@@ -1,0 +1,134 @@
+/* The store's history (store.h): runs and their cells, filtered, oldest first. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "base/util.h"
+#include "store/db.h"
+#include "store/store.h"
+
+static void col_text(sqlite3_stmt *st, int i, char *dst, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	snprintf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+static double col_num(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+#define ENV(name) "(SELECT value FROM environment WHERE run_id = r.id AND name = '" name "')"
+#define COUNT(status) "(SELECT count(*) FROM cells WHERE run_id = r.id AND status = '" status "')"
+
+static const char runs_sql[] =
+	"SELECT * FROM (SELECT r.id, " ENV("started") ", " ENV("hostname") ", " ENV("kernel") ", "
+	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") " FROM runs r WHERE "
+	"(?1 IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?1)) AND "
+	"(?2 IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.tracer GLOB ?2)) AND "
+	"(?3 IS NULL OR " ENV("kernel") " GLOB ?3) ORDER BY r.id DESC LIMIT ?4) ORDER BY 1";
+
+static const char cells_sql[] =
+	"SELECT tracer, workload, threads, status, reason, overhead_ns, overhead_lo, overhead_hi, "
+	"disturbed FROM cells WHERE run_id = ?1 AND tracer GLOB ?2 AND (?3 IS NULL OR workload = ?3) "
+	"ORDER BY idx";
+
+static const char tracers_sql[] =
+	"SELECT tracer FROM cells WHERE run_id = ? GROUP BY tracer ORDER BY min(idx)";
+
+static void list_tracers(sqlite3_stmt *st, struct store_run *run)
+{
+	size_t len = 0;
+	bool cut = false;
+
+	run->ntracers = 0;
+	run->tracers[0] = '\0';
+	sqlite3_bind_int64(st, 1, run->id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		run->ntracers++;
+		if (cut || !t)
+			continue;
+		/* room for this one, a comma and ",..." after it */
+		if (len + strlen(t) + 6 >= sizeof(run->tracers)) {
+			strcpy(run->tracers + len, len ? ",..." : "...");
+			cut = true;
+			continue;
+		}
+		len += (size_t)snprintf(run->tracers + len, sizeof(run->tracers) - len, "%s%s",
+					len ? "," : "", t);
+	}
+	sqlite3_reset(st);
+}
+
+static int walk_cells(sqlite3_stmt *st, const struct store_filter *f, const struct store_run *run,
+		      int (*fn)(const struct store_run *, const struct store_cell *, void *), void *arg)
+{
+	int ret = 0;
+
+	sqlite3_bind_int64(st, 1, run->id);
+	sqlite3_bind_text(st, 2, f->tracer, -1, SQLITE_STATIC);
+	store_bind_text(st, 3, f->workload);
+	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
+		struct store_cell c;
+
+		col_text(st, 0, c.tracer, sizeof(c.tracer));
+		col_text(st, 1, c.workload, sizeof(c.workload));
+		c.threads = sqlite3_column_int(st, 2);
+		col_text(st, 3, c.status, sizeof(c.status));
+		col_text(st, 4, c.reason, sizeof(c.reason));
+		c.overhead = col_num(st, 5);
+		c.lo = col_num(st, 6);
+		c.hi = col_num(st, 7);
+		c.disturbed = sqlite3_column_int(st, 8);
+		ret = fn(run, &c, arg);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+int store_history(struct store *s, const struct store_filter *f,
+		  int (*fn)(const struct store_run *run, const struct store_cell *cell, void *arg),
+		  void *arg, char *err, size_t errlen)
+{
+	sqlite3_stmt *runs = NULL, *cells = NULL, *tracers = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(s->db, runs_sql, -1, &runs, NULL) ||
+	    sqlite3_prepare_v2(s->db, cells_sql, -1, &cells, NULL) ||
+	    sqlite3_prepare_v2(s->db, tracers_sql, -1, &tracers, NULL)) {
+		ret = store_fail(s, "cannot read results store", err, errlen);
+		goto out;
+	}
+	store_bind_text(runs, 1, f->workload);
+	store_bind_text(runs, 2, f->tracer);
+	store_bind_text(runs, 3, f->kernel);
+	sqlite3_bind_int(runs, 4, f->limit > 0 ? f->limit : -1);
+	while (!ret && (rc = sqlite3_step(runs)) == SQLITE_ROW) {
+		struct store_run run = { .id = sqlite3_column_int64(runs, 0) };
+
+		col_text(runs, 1, run.started, sizeof(run.started));
+		col_text(runs, 2, run.host, sizeof(run.host));
+		col_text(runs, 3, run.kernel, sizeof(run.kernel));
+		run.ok = sqlite3_column_int(runs, 4);
+		run.skipped = sqlite3_column_int(runs, 5);
+		run.failed = sqlite3_column_int(runs, 6);
+		list_tracers(tracers, &run);
+		ret = fn(&run, NULL, arg);
+		if (!ret && f->tracer)
+			ret = walk_cells(cells, f, &run, fn, arg);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_fail(s, "cannot read results store", err, errlen);
+out:
+	sqlite3_finalize(runs);
+	sqlite3_finalize(cells);
+	sqlite3_finalize(tracers);
+	return ret;
+}

@@ -1,0 +1,86 @@
+/*
+ * The results store: every run's document in an SQLite database, with
+ * normalised tables beside it for queries (docs/schema.md, "the store").
+ * The document is the source of truth; the tables are derived from it and
+ * can be rebuilt from it, which is how a migration adds one.
+ */
+#ifndef TRACETAX_STORE_H
+#define TRACETAX_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "results/results.h"
+
+/* PRAGMA user_version of the database this tracetax writes. */
+#define STORE_SCHEMA 2
+
+struct store;
+
+/*
+ * Where the store is: @opt (--store), else $TRACETAX_DB, else
+ * $XDG_DATA_HOME/tracetax/results.db, else ~/.local/share/tracetax/results.db.
+ * 0, or -1 with one line in @err (no HOME to put it in).
+ */
+int store_path(const char *opt, char *buf, size_t len, char *err, size_t errlen);
+
+/*
+ * Opens the store at @path, migrated to STORE_SCHEMA. @create: make it and
+ * its directory when missing (recording); otherwise a missing store is an
+ * error (reading). NULL, with one line in @err, on any failure: not a
+ * database, a newer schema, a disk that refuses.
+ */
+struct store *store_open(const char *path, bool create, char *err, size_t errlen);
+void store_close(struct store *s);
+
+/*
+ * Records a run in one transaction: @doc (its results document, as
+ * --json writes it) and the rows @r gives. 0 and its id in *id, or -1 with
+ * one line in @err and the database as it was.
+ */
+int store_record(struct store *s, const struct results *r, const char *doc, int64_t *id,
+		 char *err, size_t errlen);
+
+/* The id of run @spec: "12", "last", "last~N". 0, 1 (no such run), or -1 (store error). */
+int store_resolve(struct store *s, const char *spec, int64_t *id, char *err, size_t errlen);
+/* The document of run @id, malloc'd. 0, or -1 with @err. */
+int store_document(struct store *s, int64_t id, char **doc, size_t *len, char *err, size_t errlen);
+
+/* One line of `tracetax history`. */
+struct store_run {
+	int64_t id;
+	char started[32], host[64], kernel[128];
+	int ok, skipped, failed;
+	int ntracers;
+	char tracers[256];        /* comma separated, in the plan's order; cut with "..." */
+};
+
+/* One cell of a run, for `history -t`: the overhead over time. */
+struct store_cell {
+	char tracer[64], workload[256];
+	int threads;
+	char status[16];
+	char reason[256];
+	double overhead, lo, hi;  /* NaN when not ok */
+	bool disturbed;
+};
+
+/* What `history` asks for; NULL fields match everything. */
+struct store_filter {
+	const char *workload;     /* runs with a cell of this workload */
+	const char *tracer;       /* runs with a cell of a tracer matching this glob */
+	const char *kernel;       /* runs on a kernel matching this glob */
+	int limit;                /* the last N runs */
+};
+
+/*
+ * The runs @f selects, oldest first; for each, @fn is called once with
+ * the run and, when f->tracer is set, once per matching cell. -1 with @err
+ * on a store error; @fn's non-zero return stops the walk and is returned.
+ */
+int store_history(struct store *s, const struct store_filter *f,
+		  int (*fn)(const struct store_run *run, const struct store_cell *cell, void *arg),
+		  void *arg, char *err, size_t errlen);
+
+#endif
