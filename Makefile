@@ -78,6 +78,9 @@ TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(B)/tests/tools/%.bpf.o,$(wildc
 HAVE_UST  := $(shell pkg-config --exists lttng-ust 2>/dev/null && echo 1)
 UST_LIB   := $(if $(HAVE_UST),$(B)/libtracetax-ust.so)
 UST_CFLAGS := $(if $(HAVE_UST),-DTT_HAVE_UST $(shell pkg-config --cflags lttng-ust))
+# Installing liblttng-ust-dev after a build (`make check` after `make run`)
+# changes how the load compiles: its objects follow what pkg-config says.
+UST_STAMP := $(B)/ust-cflags
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
@@ -138,6 +141,13 @@ $(B)/src/load/cpus.o $(B)/src/load/hist.o: $(B)/src/load/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -c -o $@ $<
+
+$(UST_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(UST_CFLAGS)' > $@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@
+
+$(LOAD_OBJS): $(UST_STAMP)
 
 $(B)/src/load/%.o: src/load/%.c
 	@mkdir -p $(@D)
