@@ -52,7 +52,9 @@ if [ "${1:-}" = --check ]; then
 	shift
 fi
 group=${1:-}
-[ -n "$group" ] || { [ -n "$check" ] && group=build || group=test; }
+if [ -z "$group" ]; then
+	if [ -n "$check" ]; then group="build"; else group="test"; fi
+fi
 case $group in
 build) pkgs=$BUILD ;;
 run) pkgs="$BUILD $RUN" ;;
