@@ -1,6 +1,5 @@
 /* A seccomp filter on one syscall (seccomp_filter.h), installed before exec. */
 #include <errno.h>
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -11,15 +10,6 @@
 
 #include "base/seccomp_filter.h"
 
-#if defined(__x86_64__)
-#define TT_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define TT_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__i386__)
-#define TT_AUDIT_ARCH AUDIT_ARCH_I386
-#elif defined(__riscv) && __riscv_xlen == 64
-#define TT_AUDIT_ARCH AUDIT_ARCH_RISCV64
-#endif
 
 int tt_seccomp_install(long nr, uint32_t action, unsigned int flags)
 {

@@ -4,6 +4,19 @@
 
 #include <stdint.h>
 
+#include <linux/audit.h>
+
+/* The arch a filter checks first; undefined where tracetax knows none (filters skip). */
+#if defined(__x86_64__)
+#define TT_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define TT_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__i386__)
+#define TT_AUDIT_ARCH AUDIT_ARCH_I386
+#elif defined(__riscv) && __riscv_xlen == 64
+#define TT_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#endif
+
 /*
  * In the forked child, before exec: NO_NEW_PRIVS, then a filter that checks
  * the arch, returns @action for syscall @nr and ALLOW for every other one.
