@@ -102,7 +102,7 @@ cleanup() {
 		umount -R "${mounts[i]}" 2>/dev/null || umount -R -l "${mounts[i]}" ||
 			say "cannot unmount ${mounts[i]}"
 	done
-	left=$(awk -v r="$root/" 'index($5, r) == 1 { print $5 }' /proc/self/mountinfo)
+	left=$(awk -v r="$root" '$5 == r || index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo)
 	[ -z "$left" ] || { say "still mounted: $left"; rc=1; }
 	[ -z "$(inside)" ] || { say "processes left in $root: $(inside | tr '\n' ' ')"; rc=1; }
 	say "the system stays in $root (rm -rf $root), the log in $log"
@@ -133,6 +133,9 @@ say "debootstrap: $(elapsed $(($(date +%s) - t0)))"
 awk '{ print "deb " $1 " " $2 " main" }' <<<"$suites" >"$root/etc/apt/sources.list"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
+# its root a mount point of its own, as a machine's is: `unshare -m`
+# (t_store) makes / private, which fails where / is not a mount point
+mnt --bind "$root" "$root"
 mnt -t proc proc "$root/proc"
 mnt --rbind /sys "$root/sys"
 mnt --rbind /dev "$root/dev"
