@@ -95,7 +95,7 @@ static void print_row(FILE *f, const struct widths *w, const struct cmp_row *r, 
 	for (int i = 0; i < 2; i++) {
 		const struct cell *x = i ? r->b : r->a;
 
-		if (!compare_counted(x))
+		if (!results_hits_ok(x, x->hits, x->events))
 			fprintf(f, "  (%s: hits %lld of %lld events)", i ? "B" : "A", (long long)x->hits,
 				(long long)x->events);
 	}
