@@ -3,22 +3,17 @@
  * results store read. Undefined figures are null, never NaN (not JSON) and
  * never 0 (which would read as "free").
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "doc/write.h"
-#include "doc/write.h"
 #include "cli/claims.h"
 #include "results/results.h"
+#include "base/atomic_file.h"
 #include "base/util.h"
 
 #define SCHEMA_VERSION 3
@@ -288,115 +283,16 @@ char *output_json_string(const struct results *r)
 	return s;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* The rename is durable only once the directory entry is on disk too. */
-static void fsync_dir(const char *path)
-{
-	char *copy = strdup(path);
-	int fd;
-
-	if (!copy)
-		return;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(copy);
-}
-
-/*
- * Before the first cell: a results file that cannot be written must stop
- * the run at once, not after minutes of measuring. Creating path.tmp (the
- * file the write goes through) and removing it again asks the kernel
- * itself: permissions, a read-only or missing directory, a full inode table.
- */
-int output_json_check(const char *path, char *err, size_t len)
-{
-	struct stat st;
-	char *tmp;
-	int fd, e;
-
-	if (!strcmp(path, "-"))
-		return 0;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, len, "cannot write results to '%s': %s", path, strerror(EISDIR));
-		return -1;
-	}
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
-		die("out of memory");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	e = errno;
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
-	if (fd < 0 && e != EEXIST) {	/* EEXIST: a crashed run's; the write replaces it */
-		snprintf(err, len, "cannot write results to '%s': %s", path, strerror(e));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Write to path.tmp, fsync, rename: a reader (or a crash) sees the old
- * document or the new one, never half of one. "-" is stdout.
- */
+/* The document whole or not at all; "-" is stdout (base/atomic_file.h). */
 int output_json_file(const struct results *r, const char *path)
 {
-	char *s = output_json_string(r), *tmp = NULL;
-	int fd = -1, ret = -1;
+	char *s = output_json_string(r), *text;
+	int ret;
 
-	if (!strcmp(path, "-")) {
-		ret = (write_all(STDOUT_FILENO, s, strlen(s)) < 0 || write_all(STDOUT_FILENO, "\n", 1) < 0)
-			? error("cannot write results to stdout: %s", strerror(errno)) : 0;
-		free(s);
-		return ret;
-	}
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
+	if (asprintf(&text, "%s\n", s) < 0)
 		die("out of memory");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error("cannot create '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (write_all(fd, s, strlen(s)) < 0 || write_all(fd, "\n", 1) < 0 || fsync(fd) < 0) {
-		error("cannot write '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		error("cannot write '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		goto out;
-	}
-	fsync_dir(path);
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (ret < 0)
-		unlink(tmp);
-	free(tmp);
+	ret = atomic_file_text(path, text);
+	free(text);
 	free(s);
 	return ret;
 }
