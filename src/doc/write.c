@@ -45,16 +45,6 @@ static json_t *seed_json(uint64_t seed)
 	return json_string(buf);
 }
 
-static const char *status_name(enum cell_status s)
-{
-	switch (s) {
-	case CELL_OK:      return "ok";
-	case CELL_SKIPPED: return "skipped";
-	case CELL_FAILED:  return "failed";
-	}
-	return "failed";
-}
-
 static json_t *env_json(const struct environment *e)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
@@ -92,18 +82,6 @@ static json_t *summary_json(const struct summary *s)
 			 "stddev", num(s->stddev), "min", num(s->min), "max", num(s->max),
 			 "ci95", pair(s->ci95[0], s->ci95[1]),
 			 "median_ci95", pair(s->median_ci95[0], s->median_ci95[1]));
-}
-
-static const char *end_name(enum cell_end e)
-{
-	switch (e) {
-	case END_REPS:      return "reps";
-	case END_PRECISION: return "precision";
-	case END_MAX_TIME:  return "max_time";
-	case END_MAX_REPS:  return "max_reps";
-	case END_STOPPED:   return "stopped";
-	}
-	return "stopped";
 }
 
 static json_t *run_json(const struct rep *r, int threads)
@@ -149,7 +127,7 @@ static void cell_stats(json_t *o, const struct cell *c)
 	json_object_set_new(o, "precision", !ok ? json_null() :
 		json_pack("{s:o, s:o, s:s}",
 			  "target_pct", c->precision_pct > 0 ? json_real(c->precision_pct) : json_null(),
-			  "reached_pct", num(c->reached_pct), "ended_by", end_name(c->ended_by)));
+			  "reached_pct", num(c->reached_pct), "ended_by", cell_end_name(c->ended_by)));
 	json_object_set_new(o, "startup_ms", ok && c->startup_ms > 0 ? num(c->startup_ms) : json_null());
 	json_object_set_new(o, "shutdown_ms", ok && c->shutdown_ms > 0 ? num(c->shutdown_ms)
 								: json_null());
@@ -191,7 +169,7 @@ static json_t *cell_json(const struct cell *c)
 			      "workload", c->workload, "tracer", c->tracer,
 			      "target", str_or_null(c->target), "threads", c->threads,
 			      "id", c->id, "seed", seed_json(c->seed),
-			      "status", status_name(c->status), "reason", str_or_null(c->reason),
+			      "status", cell_status_name(c->status), "reason", str_or_null(c->reason),
 			      "aa", c->aa,
 			      "iterations", (json_int_t)c->iterations,
 			      "warmup", (json_int_t)c->warmup,

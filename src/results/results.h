@@ -21,6 +21,13 @@ enum cell_end {
 };
 #define RESULTS_MAX_REPS 10000
 
+/* Their names, by the enum and NULL-ended, and a phrase for people (names.c). */
+extern const char *const cell_status_names[];
+extern const char *const cell_end_names[];
+const char *cell_status_name(enum cell_status s);
+const char *cell_end_name(enum cell_end e);
+const char *cell_end_phrase(enum cell_end e);
+
 /* Exit codes of `tracetax run` (also in --help and the README). */
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_DISTURBED = 3 };
 
