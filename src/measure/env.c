@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cpuinfo.h"
 #include "base/activity.h"
 #include "measure/env.h"
 #include "results/results.h"
@@ -103,48 +104,11 @@ static void cpu_model(char *buf, size_t len)
 {
 	/* x86 says "model name", arm64 has no name, only "CPU part". */
 	static const char *const keys[] = { "model name", "Model", "cpu model", "CPU part" };
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "re");
 
-	copy_str(buf, len, "unknown");
-	if (!f)
-		return;
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		rewind(f);
-		while (fgets(line, sizeof(line), f)) {
-			char *colon = strchr(line, ':');
-
-			if (!colon || strncmp(line, keys[k], strlen(keys[k])))
-				continue;
-			colon += 1 + strspn(colon + 1, " \t");
-			colon[strcspn(colon, "\n")] = '\0';
-			copy_str(buf, len, colon);
-			fclose(f);
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (!cpuinfo_value(keys[k], buf, len))
 			return;
-		}
-	}
-	fclose(f);
-}
-
-static bool cpuinfo_has_flag(const char *flag)
-{
-	char line[8192];
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':'), *save;
-
-		if (strncmp(line, "flags", 5) || !colon)
-			continue;
-		for (char *tok = strtok_r(colon + 1, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
-			found |= !strcmp(tok, flag);
-		break;
-	}
-	fclose(f);
-	return found;
+	copy_str(buf, len, "unknown");
 }
 
 /*
