@@ -26,6 +26,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "slurp.h"
 #include "doc/read.h"
 #include "doc/write.h"
 #include "cli/claims.h"
@@ -137,22 +138,6 @@ static void schema_paths(json_t *root, json_t *s, const char *prefix, struct set
 		json_array_foreach(list, i, x)
 			schema_paths(root, x, sub, out, depth + 1);
 	}
-}
-
-static char *slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = fopen(path, "r"), *m = open_memstream(&buf, &len);
-	int ch;
-
-	if (!f)
-		fail_msg("cannot open '%s' (run from the top of the tree)", path);
-	while ((ch = getc(f)) != EOF)
-		putc(ch, m);
-	fclose(f);
-	fclose(m);
-	return buf;
 }
 
 /* Every key this tracetax writes of the fixtures, read back. */
