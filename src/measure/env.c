@@ -7,14 +7,17 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/spawn.h"
 #include "base/cpuinfo.h"
 #include "base/activity.h"
 #include "measure/env.h"
@@ -84,16 +87,29 @@ static bool in_path(const char *prog)
  */
 static int command_line(const char *cmd, char *buf, size_t len)
 {
-	char full[512];
+	char full[512], msg[128];
+	char *argv[] = { "/bin/sh", "-c", full, NULL };
+	struct spawn sw = { .argv = argv };
+	int fd[2], ok = 0;
+	pid_t pid;
 	FILE *p;
-	int ok;
 
-	snprintf(full, sizeof(full), "timeout 2 %s </dev/null 2>/dev/null", cmd);
-	p = popen(full, "r");
-	if (!p)
+	snprintf(full, sizeof(full), "timeout 2 %s", cmd);
+	if (pipe2(fd, O_CLOEXEC))
 		return -1;
-	ok = fgets(buf, (int)len, p) != NULL;
-	pclose(p);
+	sw.fd[0] = sw.fd[2] = SPAWN_DEVNULL;
+	sw.fd[1] = fd[1];
+	pid = spawn_start(&sw, msg, sizeof(msg));
+	close(fd[1]);
+	p = fdopen(fd[0], "r");
+	if (!p)
+		close(fd[0]);
+	else {
+		ok = pid > 0 && fgets(buf, (int)len, p) != NULL;
+		fclose(p);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 	if (!ok)
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
