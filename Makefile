@@ -1,17 +1,19 @@
-# tracetax build. `make run` and `make check` install what is missing first.
+# tracetax build. `make run` and `make check` install what is missing first:
+# `make run` the build's packages and the default plan's, `make check` the
+# tests' (scripts/deps.sh has the groups; `make deps-all` adds the rest).
 # V=1 shows full command lines. SAN=1 builds an ASan/UBSan variant in build-san/.
 # NO_DEPS_CHECK=1 builds without asking dpkg for the packages (libraries
 # built from source). `make fuzz FUZZ_SECONDS=N` runs the libFuzzer
 # harnesses (clang, into build-fuzz/): not part of `make check`.
 
 # Without its packages a build stops at the first missing header or at a
-# pkg-config error that names neither: name the packages first. Not for the
-# goals that install them (deps; run, check and asan call deps before they
-# build) or need none (clean).
+# pkg-config error that names neither: name the packages first, and the goal
+# that installs those alone. Not for the goals that install them (deps-*;
+# run, check and asan install theirs before they build) or need none (clean).
 ifeq ($(NO_DEPS_CHECK),)
-ifneq ($(filter-out deps run check asan clean fuzz,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
-$(error run 'make deps' as root to install them)
+$(error run 'make deps-build' as root to install them)
 endif
 endif
 endif
@@ -79,10 +81,13 @@ TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(B)/tests/tools/%.bpf.o,$(wildc
 HAVE_UST  := $(shell pkg-config --exists lttng-ust 2>/dev/null && echo 1)
 UST_LIB   := $(if $(HAVE_UST),$(B)/libtracetax-ust.so)
 UST_CFLAGS := $(if $(HAVE_UST),-DTT_HAVE_UST $(shell pkg-config --cflags lttng-ust))
+# Installing liblttng-ust-dev after a build (`make check` after `make run`)
+# changes how the load compiles: its objects follow what pkg-config says.
+UST_STAMP := $(B)/ust-cflags
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps clean asan fuzz fuzz-bins FORCE
+.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins FORCE
 .SECONDARY:
 
 all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB) $(UNIT_BINS) \
@@ -139,6 +144,13 @@ $(B)/src/load/cpus.o $(B)/src/load/hist.o: $(B)/src/load/%.o: src/base/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -c -o $@ $<
+
+$(UST_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(UST_CFLAGS)' > $@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@
+
+$(LOAD_OBJS): $(UST_STAMP)
 
 $(B)/src/load/%.o: src/load/%.c
 	@mkdir -p $(@D)
@@ -205,10 +217,20 @@ fuzz-bins: $(B)/fuzz-doc $(B)/fuzz-cli
 fuzz:
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
-deps:
-	@scripts/deps.sh
+# The packages, by group (scripts/deps.sh): deps is the tests'.
+deps-build:
+	@scripts/deps.sh build
 
-run: deps
+deps-run:
+	@scripts/deps.sh run
+
+deps:
+	@scripts/deps.sh test
+
+deps-all:
+	@scripts/deps.sh all
+
+run: deps-run
 	@$(MAKE) --no-print-directory all
 	$(B)/tracetax run
 

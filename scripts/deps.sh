@@ -1,22 +1,67 @@
 #!/bin/sh
-# Install the Debian packages tracetax needs to build and test, when missing.
+# Install the Debian packages tracetax needs, by group, when missing.
 # As root: apt-get installs them. Otherwise: names them exactly and fails.
 #
-# --check: install nothing; name the missing packages of the build (not of
-# the tests) on stderr and exit 1 if there are any. The Makefile runs it
-# before every build, so it must stay cheap: one dpkg-query for them all.
+#   scripts/deps.sh [--check] [GROUP]
+#
+#   build  what compiles tracetax: `make` (make deps-build)
+#   run    the build and what the default plan (`tracetax run`: every
+#          mechanism on getpid) needs when it runs: `make run` (make deps-run)
+#   test   the build and everything `make check` uses, so that no test
+#          skips for a package: `make check` (make deps, the default)
+#   all    the tests' and the rest (the fuzzing harnesses): make deps-all
+#
+# A tool that is not installed only makes its own cells skip, with the reason.
+#
+# --check: install nothing; name the missing packages of GROUP (default: the
+# build) on stderr and exit 1 if there are any. The Makefile runs it before
+# every build, so it must stay cheap: one dpkg-query for them all.
 set -eu
 
-BUILD="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
+BUILD="make gcc clang pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
 systemtap-sdt-dev"
-# What the tests use besides the build: JSON checks, process checks,
-# setpriv to run the unprivileged part as nobody, a browser to load the
-# HTML report in (t_report.sh), and the tools measured as tracers (strace,
-# bpftrace, perf, ltrace, uftrace, LTTng: liblttng-ust-dev builds the
-# func-ust tracepoint and its probe, without it lttng-ust skips).
-TOOLS="python3 python3-jsonschema procps util-linux chromium strace bpftrace linux-perf ltrace uftrace
-lttng-tools liblttng-ust-dev babeltrace2"
+# The default plan needs nothing more: its mechanisms are the kernel's
+# (tracefs, perf events, BPF, ptrace, seccomp) and tracetax's own libraries,
+# and what it reads of the machine has a fallback (systemd-detect-virt: the
+# CPU flags and DMI). A package that one of them needs goes here.
+RUN=""
+# What `make check` uses besides the build:
+# - its scripts: python3 (JSON, sqlite3), python3-jsonschema (t_schema),
+#   procps (pgrep, ps, sysctl), util-linux (setpriv, runuser, unshare),
+#   mount (t_store's read-only tmpfs), iproute2 (ss: t_tcp's sockets left);
+# - chromium, to load the HTML report in (t_report);
+# - the tools measured as tracers (t_tools, t_cmd, t_nonroot, t_lttng):
+#   strace, bpftrace, perf, ltrace, uftrace, LTTng (liblttng-ust-dev builds
+#   the func-ust tracepoint and its probe; without it lttng-ust skips);
+# - the next tests: other kernels in a VM (qemu-system-x86, busybox-static
+#   for its initramfs, kmod), the shared store and the metrics (postgresql,
+#   prometheus, prometheus-node-exporter).
+TEST="python3 python3-jsonschema procps util-linux mount iproute2
+chromium
+strace bpftrace linux-perf ltrace uftrace lttng-tools liblttng-ust-dev babeltrace2
+qemu-system-x86 busybox-static kmod
+postgresql prometheus prometheus-node-exporter"
+# Not in `make check`: `make fuzz` (libFuzzer's runtime; llvm-profdata and
+# llvm-cov for its coverage report).
+ALL="libclang-rt-14-dev llvm"
+
+check=
+if [ "${1:-}" = --check ]; then
+	check=1
+	shift
+fi
+group=${1:-}
+if [ -z "$group" ]; then
+	if [ -n "$check" ]; then group="build"; else group="test"; fi
+fi
+case $group in
+build) pkgs=$BUILD ;;
+run) pkgs="$BUILD $RUN" ;;
+test) pkgs="$BUILD $RUN $TEST" ;;
+all) pkgs="$BUILD $RUN $TEST $ALL" ;;
+*) echo "usage: scripts/deps.sh [--check] [build|run|test|all]" >&2; exit 2 ;;
+esac
 
 # missing_packages PKG...: those of PKG that dpkg does not have installed.
 # dpkg-query names only the packages it knows, and complains about the
@@ -48,24 +93,25 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
 	exit 1
 fi
 
-if [ "${1:-}" = --check ]; then
-	# shellcheck disable=SC2086
-	missing=$(missing_packages $BUILD)
-	[ -z "$missing" ] && exit 0
-	echo "tracetax: missing build packages:$missing" >&2
+# shellcheck disable=SC2086
+missing=$(missing_packages $pkgs)
+[ -z "$missing" ] && exit 0
+
+if [ -n "$check" ]; then
+	if [ "$group" = build ]; then
+		echo "tracetax: missing build packages:$missing" >&2
+	else
+		echo "tracetax: missing packages ($group):$missing" >&2
+	fi
 	exit 1
 fi
-
-# shellcheck disable=SC2086
-missing=$(missing_packages $BUILD $TOOLS)
-[ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
 	echo "tracetax: missing packages:$missing" >&2
 	echo "tracetax: run as root, or: sudo apt-get install$missing" >&2
 	exit 1
 fi
-echo "tracetax: installing:$missing" >&2
+echo "tracetax: installing ($group):$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086

@@ -2,7 +2,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "base/json_num.h"
 #include "cli/claims.h"
 #include "base/hist.h"
 #include "measure/pair.h"
@@ -167,95 +166,4 @@ void claims_from_pair(const struct planfile *pf, int sec, const struct pair_resu
 		if (rows[i].have && rows[i].c->was != 0)
 			rows[i].ratio = rows[i].value / rows[i].c->was;
 	}
-}
-
-/* A figure in its unit: ns as the tables give them, a ratio as x1.23. */
-static void fmt_value(char *buf, size_t len, double v, const char *unit)
-{
-	if (!strcmp(unit, "x"))
-		snprintf(buf, len, v < 10 ? "x%.2f" : "x%.1f", v);
-	else if (!strcmp(unit, "%"))
-		snprintf(buf, len, "%.1f%%", v);
-	else if (!strcmp(unit, "events"))
-		snprintf(buf, len, "%.0f", v);
-	else
-		format_ns(buf, len, v);
-}
-
-static void fmt_today(char *buf, size_t len, const struct claim_row *r)
-{
-	const char *u = pf_field_unit(r->c->field, r->c->vs[0]);
-	char v[32], lo[32], hi[32];
-
-	if (!r->have) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	fmt_value(v, sizeof(v), r->value, u);
-	if (isfinite(r->ci95[0]) && isfinite(r->ci95[1])) {
-		fmt_value(lo, sizeof(lo), r->ci95[0], u);
-		fmt_value(hi, sizeof(hi), r->ci95[1], u);
-		snprintf(buf, len, "%s [%s, %s]", v, lo, hi);
-	} else
-		snprintf(buf, len, "%s", v);
-}
-
-void claims_print(const struct claim_row *rows, int n, FILE *f)
-{
-	int wc = 5, ws = 6, wo = 8, wt = 5;
-	char orig[48], today[96], ratio[16];
-
-	for (int i = 0; i < n; i++) {
-		const struct pf_claim *c = rows[i].c;
-
-		fmt_today(today, sizeof(today), &rows[i]);
-		snprintf(orig, sizeof(orig), "%g %s", c->was, c->unit);
-		wc = (int)strlen(c->text) > wc ? (int)strlen(c->text) : wc;
-		ws = (int)strlen(c->source) > ws ? (int)strlen(c->source) : ws;
-		wo = (int)strlen(orig) > wo ? (int)strlen(orig) : wo;
-		wt = (int)strlen(today) > wt ? (int)strlen(today) : wt;
-	}
-	fprintf(f, "\nclaims\n%-*s  %-*s  %*s  %*s  %7s\n", wc, "claim", ws, "source", wo,
-		"original", wt, "today", "ratio");
-	for (int i = 0; i < n; i++) {
-		const struct claim_row *r = &rows[i];
-
-		fmt_today(today, sizeof(today), r);
-		snprintf(orig, sizeof(orig), "%g %s", r->c->was, r->c->unit);
-		if (isfinite(r->ratio))
-			snprintf(ratio, sizeof(ratio), r->ratio < 10 ? "x%.2f" : "x%.1f", r->ratio);
-		else
-			snprintf(ratio, sizeof(ratio), "-");
-		fprintf(f, "%-*s  %-*s  %*s  %*s  %7s\n", wc, r->c->text, ws, r->c->source, wo, orig,
-			wt, today, ratio);
-		if (r->have)
-			fprintf(f, "    today: %s, %s (%s)\n", pf_field_names[r->c->field], r->cell,
-				pf_field_unit(r->c->field, r->c->vs[0]));
-		else
-			fprintf(f, "    no figure: %s\n", r->why);
-	}
-}
-
-json_t *claims_json(const struct claim_row *rows, int n)
-{
-	json_t *a;
-
-	if (!rows || n <= 0)
-		return json_null();
-	a = json_array();
-	for (int i = 0; i < n; i++) {
-		const struct claim_row *r = &rows[i];
-		const struct pf_claim *c = r->c;
-		bool ci = r->have && isfinite(r->ci95[0]) && isfinite(r->ci95[1]);
-
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:f, s:s, s:o, s:o, s:o, s:s, s:o, s:o}",
-			"experiment", r->pf->name, "claim", c->text, "source", c->source,
-			"original", c->was, "unit", c->unit,
-			"today", r->have ? json_real(r->value) : json_null(),
-			"today_ci95", ci ? json_pack("[f, f]", r->ci95[0], r->ci95[1]) : json_null(),
-			"ratio", json_num(r->ratio), "field", pf_field_names[c->field],
-			"cell", r->have ? json_string(r->cell) : json_null(),
-			"reason", r->have ? json_null() : json_string(r->why)));
-	}
-	return a;
 }

@@ -1,15 +1,13 @@
 /*
  * The claims of a plan file beside today's figures: each claim's cell
  * found in a run's (or a pair's) results, its figure read, the ratio to
- * the original taken. output in claims.c: the table and the JSON array.
+ * the original taken. Printed by output/claims.c, written into the document by doc/claims.c.
  */
 #ifndef TRACETAX_CLAIMS_H
 #define TRACETAX_CLAIMS_H
 
 #include <stdbool.h>
 #include <stdio.h>
-
-#include <jansson.h>
 
 #include "cli/planfile.h"
 
@@ -35,9 +33,5 @@ void claims_from_pair(const struct planfile *pf, int sec, const struct pair_resu
 /* A claim whose section did not run (interrupted, or left out): why. */
 void claims_missing(const struct planfile *pf, int i, const char *why, struct claim_row *row);
 
-/* The claims table, after the results: one row a claim, its cell and reason below. */
-void claims_print(const struct claim_row *rows, int n, FILE *f);
-/* The document's "claims" array (docs/schema.md); null for no rows. */
-json_t *claims_json(const struct claim_row *rows, int n);
 
 #endif

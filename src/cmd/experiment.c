@@ -17,6 +17,7 @@
 #include "base/signals.h"
 #include "base/util.h"
 #include "cmd/session.h"
+#include "output/claims.h"
 
 static const char usage_experiment[] =
 	"usage: tracetax experiment list\n"

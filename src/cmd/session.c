@@ -20,6 +20,7 @@
 #include "measure/runner.h"
 #include "output/export.h"
 #include "output/pair.h"
+#include "output/plan.h"
 #include "output/table.h"
 #include "tracers/tracer.h"
 

@@ -23,4 +23,8 @@ json_t *output_json_timing(const struct timing *t);
 /* A distribution: its figures and its non-empty buckets as [lo, hi, count]. */
 json_t *output_json_dist(const struct hist *h);
 
+/* The document's "claims" array (claims.c); null for no rows. */
+struct claim_row;
+json_t *claims_json(const struct claim_row *rows, int n);
+
 #endif

@@ -203,7 +203,7 @@ bool plan_traced_first(const struct plan_cell *c, int rep)
 	return (rng_next(&rng) & 1) ^ (unsigned)(rep & 1);
 }
 
-static double estimate_s(const struct plan *p, const struct measure_opts *a)
+double plan_estimate_s(const struct plan *p, const struct measure_opts *a)
 {
 	double per_run = (a->iterations ? 0 : a->run_ms / 1e3) + EST_RUN_OVERHEAD_S;
 	double cal = a->iterations ? 0 : 2 * EST_CALIBRATE_S, extra = 0;
@@ -221,31 +221,6 @@ static double estimate_s(const struct plan *p, const struct measure_opts *a)
 	}
 	return p->n * (cal + 2.0 * (a->reps + (a->latency ? PLAN_LATENCY_PAIRS : 0)) * per_run) +
 	       extra;
-}
-
-void plan_print(const struct plan *p, const struct measure_opts *a, FILE *f)
-{
-	char order[64];
-
-	fprintf(f, "plan: %d cell%s, %d rep%s each%s, seed %llu: about %.0f s%s\n", p->n,
-		p->n == 1 ? "" : "s", a->reps, a->reps == 1 ? "" : "s",
-		a->latency ? " and 2 pairs of --latency runs" : "",
-		(unsigned long long)a->seed, estimate_s(p, a),
-		a->iterations ? " plus the timed loops (fixed --iterations)" :
-		a->precision > 0 ? " before --precision adds reps" : "");
-	fprintf(f, "%4s  %-12s %-24s %3s  %-10s  %s\n", "cell", "workload", "tracer", "thr",
-		"target", "reps (T: traced run first, B: baseline first)");
-	for (int i = 0; i < p->n; i++) {
-		const struct plan_cell *c = &p->cells[i];
-		int n = a->reps < (int)sizeof(order) - 4 ? a->reps : (int)sizeof(order) - 4;
-
-		for (int r = 0; r < n; r++)
-			order[r] = plan_traced_first(c, r) ? 'T' : 'B';
-		snprintf(order + n, sizeof(order) - (size_t)n, "%s", n < a->reps ? "..." : "");
-		fprintf(f, "%4d  %-12s %-24s %3d  %-10s  %s\n", i + 1, c->workload, c->tracer,
-			c->threads, *c->target ? c->target : "-", order);
-	}
-	fprintf(f, "nothing was run: tracers are probed, and may skip, only when the plan runs\n");
 }
 
 /* As many as --reps, even (as many pairs of each order), 2 to PROGSTATS_COST_MAX_PAIRS. */

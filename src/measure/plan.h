@@ -78,8 +78,8 @@ void plan_release(struct plan *p);
  */
 bool plan_traced_first(const struct plan_cell *c, int rep);
 
-/* `tracetax run --dry-run`: the cells, their rep orders, an estimate. */
-void plan_print(const struct plan *p, const struct measure_opts *a, FILE *f);
+/* How long the plan should take, in seconds (--dry-run prints it). */
+double plan_estimate_s(const struct plan *p, const struct measure_opts *a);
 
 /* The syscall a cell hooks: --target, else the workload's own, else "". */
 const char *plan_target(const struct measure_opts *a, const char *workload);

@@ -48,12 +48,12 @@ fake "python3-jsonschema" scripts/deps.sh --check >"$TMP/out" 2>&1 ||
 fake "clang libbpf-dev" make -n >"$TMP/out" 2>&1 && fail "make -n passed with packages missing: $(cat "$TMP/out")"
 echo "--- make, clang and libbpf-dev missing:"; cat "$TMP/out"
 sed -n 1p "$TMP/out" | grep -qx "tracetax: missing build packages: clang libbpf-dev" || fail "first line names the packages"
-sed -n 2p "$TMP/out" | grep -qE "^Makefile:[0-9]+: \*\*\* run 'make deps' as root to install them\.  Stop\.$" ||
-	fail "second line points at 'make deps'"
+sed -n 2p "$TMP/out" | grep -qE "^Makefile:[0-9]+: \*\*\* run 'make deps-build' as root to install them\.  Stop\.$" ||
+	fail "second line points at 'make deps-build'"
 [ "$(wc -l <"$TMP/out")" = 2 ] || fail "make said more than the packages and the hint"
 fake "clang" make -n build/tracetax >/dev/null 2>&1 && fail "make -n build/tracetax passed with clang missing"
 # the goals that install packages or need none still run
-for goal in clean deps; do
+for goal in clean deps deps-build deps-run deps-all; do
 	fake "clang" make -n "$goal" >"$TMP/out" 2>&1 || fail "make -n $goal blocked by the check: $(cat "$TMP/out")"
 done
 fake "clang" make -n NO_DEPS_CHECK=1 >"$TMP/out" 2>&1 || fail "NO_DEPS_CHECK=1 still checks: $(tail -3 "$TMP/out")"
@@ -65,6 +65,23 @@ echo "--- make deps, not root:"; cat "$TMP/out"
 grep -qx "tracetax: missing packages: clang python3-jsonschema" "$TMP/out" || fail "deps.sh, not root: no list"
 grep -qx "tracetax: run as root, or: sudo apt-get install clang python3-jsonschema" "$TMP/out" ||
 	fail "deps.sh, not root: no install line"
+
+# the groups: `make run` installs the build's and the default plan's
+# packages, not the tests' tools nor a browser; the tests' include what the
+# scripts run (ss for t_tcp), and each group holds the one before it
+fake "chromium strace bpftrace ltrace uftrace lttng-tools babeltrace2 python3-jsonschema iproute2" \
+	scripts/deps.sh run >"$TMP/out" 2>&1 || fail "deps.sh run wants a test package: $(cat "$TMP/out")"
+fake "iproute2 procps python3-jsonschema" scripts/deps.sh --check test >"$TMP/out" 2>&1 &&
+	fail "deps.sh --check test passed with test packages missing"
+[ "$(cat "$TMP/out")" = "tracetax: missing packages (test): python3-jsonschema procps iproute2" ] ||
+	fail "deps.sh --check test said: $(cat "$TMP/out")"
+for g in run test all; do
+	fake "clang" scripts/deps.sh --check $g >"$TMP/out" 2>&1 && fail "deps.sh --check $g passed without clang"
+done
+fake "libclang-rt-14-dev" scripts/deps.sh --check test >"$TMP/out" 2>&1 ||
+	fail "deps.sh --check test wants the fuzzing runtime: $(cat "$TMP/out")"
+fake "libclang-rt-14-dev" scripts/deps.sh --check all >"$TMP/out" 2>&1 && fail "deps.sh --check all passed without libclang-rt-14-dev"
+scripts/deps.sh --check nonsense >"$TMP/out" 2>&1; [ $? = 2 ] || fail "deps.sh took an unknown group: $(cat "$TMP/out")"
 
 # no dpkg at all: the tools the build runs, by their names
 mkdir "$TMP/nodpkg"
