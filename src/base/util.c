@@ -134,6 +134,23 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
 	return 0;
 }
 
+void format_count(char *buf, size_t len, int64_t v)
+{
+	static const char units[] = "kMGTP";
+	double d = (double)v;
+	int u = -1;
+
+	if (v < 10000) {
+		snprintf(buf, len, "%lld", (long long)v);
+		return;
+	}
+	while (u < 4 && fabs(d) >= 999.5) {
+		d /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.3g%c", d, units[u]);
+}
+
 void format_ns(char *buf, size_t len, double v)
 {
 	if (!isfinite(v))

@@ -34,6 +34,10 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 
 /* ns for people: 3.14, 31.4, 314.2, 31416; "-" for NaN. */
 void format_ns(char *buf, size_t len, double v);
+/* A count for people: exact below 10000, else 3 significant digits with
+ * k/M/G/T/P (12.3k, 1.23M): counts are there to compare, and a cell's note
+ * gives the exact figures when hits and events differ. */
+void format_count(char *buf, size_t len, int64_t v);
 
 extern int tt_verbose;
 void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpuinfo.h"
 #include "base/cpus.h"
 #include "base/util.h"
 #include "base/vmstat.h"
@@ -46,27 +47,25 @@ static uint64_t read_steal(const struct vmstat *v)
 	return seen ? total : UINT64_MAX;
 }
 
+struct mhz { const struct vmstat *v; double sum; int seen; };
+
+static int add_mhz(int cpu, const char *key, const char *value, void *arg)
+{
+	struct mhz *m = arg;
+
+	if (!strcmp(key, "cpu MHz") && wanted(m->v, cpu)) {
+		m->sum += strtod(value, NULL);
+		m->seen++;
+	}
+	return 0;
+}
+
 static double cpuinfo_mhz(const struct vmstat *v)
 {
-	char line[512];
-	double sum = 0;
-	int cpu = -1, seen = 0;
-	FILE *f = fopen("/proc/cpuinfo", "re");
+	struct mhz m = { v, 0, 0 };
 
-	if (!f)
-		return NAN;
-	while (fgets(line, sizeof(line), f)) {
-		double mhz;
-
-		if (sscanf(line, "processor : %d", &cpu) == 1)
-			continue;
-		if (sscanf(line, "cpu MHz : %lf", &mhz) == 1 && wanted(v, cpu)) {
-			sum += mhz;
-			seen++;
-		}
-	}
-	fclose(f);
-	return seen ? sum / seen : NAN;
+	cpuinfo_each(add_mhz, &m);
+	return m.seen ? m.sum / m.seen : NAN;
 }
 
 static double read_mhz(const struct vmstat *v)

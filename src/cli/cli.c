@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/values.h"
 #include "load/tcp.h"
 #include "load/workloads.h"
 #include "measure/cmdload.h"
@@ -184,31 +185,6 @@ static int add_workloads(struct run_args *a, const char *list, char *err, size_t
 	return ret;
 }
 
-static int add_threads(struct run_args *a, const char *list, char *err, size_t errlen)
-{
-	char *copy = strdup(list), *save = NULL, *tok;
-	int ret = 0;
-
-	a->m.nthreads = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int64_t v;
-
-		if (parse_i64(tok, 1, 256, &v)) {
-			snprintf(err, errlen, "invalid thread count '%s' (1 to 256)", tok);
-			ret = -1;
-			break;
-		}
-		if (a->m.nthreads < CLI_MAX_ITEMS)
-			a->m.threads[a->m.nthreads++] = (int)v;
-	}
-	free(copy);
-	if (!ret && !a->m.nthreads) {
-		snprintf(err, errlen, "empty thread list");
-		ret = -1;
-	}
-	return ret;
-}
-
 /* --ready and --hits: an ERE, checked now rather than at the cell that uses it. */
 static int check_regex(const char *opt, const char *re, char *err, size_t errlen)
 {
@@ -237,23 +213,6 @@ static int parse_num(const char *opt, const char *s, int64_t min, int64_t max, i
 {
 	if (parse_i64(s, min, max, out))
 		FAIL("invalid %s '%s' (%lld to %lld)", opt, s, (long long)min, (long long)max);
-	return 0;
-}
-
-/* "3", "0.5", "2.5%": a percentage in [0.1, 100]. */
-static int parse_pct(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!*s)
-		return -1;
-	v = strtod(s, &end);
-	if (*end == '%')
-		end++;
-	if (*end || !(v >= 0.1 && v <= 100))
-		return -1;
-	*out = v;
 	return 0;
 }
 
@@ -314,7 +273,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 				return -1;
 			have_tracers = 1;
 			break;
-		case 'T': if (add_threads(a, optarg, err, errlen)) return -1; break;
+		case 'T':
+			if (cli_parse_threads(optarg, a->m.threads, CLI_MAX_ITEMS, &a->m.nthreads,
+					      err, errlen))
+				return -1;
+			break;
 		case 'r':
 			if (parse_num("--reps", optarg, 1, 10000, &v, err, errlen)) return -1;
 			a->m.reps = (int)v;
@@ -347,10 +310,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			break;
 		case 'q': a->quiet = true; break;
 		case 'c':
-			if (!strcmp(optarg, "auto")) a->colour = -1;
-			else if (!strcmp(optarg, "always")) a->colour = 1;
-			else if (!strcmp(optarg, "never")) a->colour = 0;
-			else FAIL("invalid --color '%s' (auto, always, never)", optarg);
+			if (cli_parse_colour(optarg, &a->colour, err, errlen))
+				return -1;
 			break;
 		case 'p':
 			if (strcmp(optarg, "same") && strcmp(optarg, "other") && strcmp(optarg, "any"))
@@ -359,7 +320,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			break;
 		case 'D': a->dry_run = true; break;
 		case 'P':
-			if (parse_pct(optarg, &a->m.precision))
+			if (cli_parse_pct(optarg, 0.1, 100, &a->m.precision))
 				FAIL("invalid --precision '%s' (a percentage, 0.1 to 100)", optarg);
 			break;
 		case 'M':

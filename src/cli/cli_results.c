@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli_results.h"
+#include "cli/values.h"
 #include "base/util.h"
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
@@ -54,23 +55,6 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-/* "5", "0.5", "2.5%": a percentage in [0, 1000]. */
-static int parse_threshold(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!*s)
-		return -1;
-	v = strtod(s, &end);
-	if (*end == '%')
-		end++;
-	if (*end || !(v >= 0 && v <= 1000))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_option(struct results_args *a, int c, char *err, size_t errlen)
 {
 	int64_t v;
@@ -90,7 +74,7 @@ static int parse_option(struct results_args *a, int c, char *err, size_t errlen)
 		a->store = optarg;
 		break;
 	case 'H':
-		if (parse_threshold(optarg, &a->threshold))
+		if (cli_parse_pct(optarg, 0, 1000, &a->threshold))
 			FAIL("invalid --threshold '%s' (a percentage, 0 to 1000)", optarg);
 		break;
 	case 'f':
@@ -105,10 +89,8 @@ static int parse_option(struct results_args *a, int c, char *err, size_t errlen)
 		a->out = optarg;
 		break;
 	case 'c':
-		if (!strcmp(optarg, "auto")) a->colour = -1;
-		else if (!strcmp(optarg, "always")) a->colour = 1;
-		else if (!strcmp(optarg, "never")) a->colour = 0;
-		else FAIL("invalid --color '%s' (auto, always, never)", optarg);
+		if (cli_parse_colour(optarg, &a->colour, err, errlen))
+			return -1;
 		break;
 	}
 	return 0;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/values.h"
 #include "load/workloads.h"
 #include "measure/pair.h"
 #include "base/util.h"
@@ -49,26 +50,6 @@ static int parse_storages(struct pair_args *a, const char *list, char *err, size
 	return 0;
 }
 
-static int parse_threads(struct pair_args *a, const char *list, char *err, size_t len)
-{
-	char copy[256], *save = NULL;
-
-	snprintf(copy, sizeof(copy), "%s", list);
-	a->nthreads = 0;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int64_t v;
-
-		if (parse_i64(t, 1, 256, &v))
-			FAIL("invalid thread count '%s' (1 to 256)", t);
-		if (a->nthreads == PAIR_MAX)
-			FAIL("too many thread counts (at most %d)", PAIR_MAX);
-		a->threads[a->nthreads++] = (int)v;
-	}
-	if (!a->nthreads)
-		FAIL("empty thread list");
-	return 0;
-}
-
 int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len)
 {
 	static const struct option opts[] = {
@@ -109,7 +90,10 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 			a->kind = (enum pair_kind)i;
 			break;
 		case 's': if (parse_storages(a, optarg, err, len)) return -1; break;
-		case 'T': if (parse_threads(a, optarg, err, len)) return -1; break;
+		case 'T':
+			if (cli_parse_threads(optarg, a->threads, PAIR_MAX, &a->nthreads, err, len))
+				return -1;
+			break;
 		case 'c':
 			if ((i = index_of(pair_clock_names, PAIR_NCLOCK, optarg)) < 0)
 				FAIL("unknown clock '%s' (ktime, boot, coarse)", optarg);

@@ -95,7 +95,7 @@ static void print_row(FILE *f, const struct widths *w, const struct cmp_row *r, 
 	for (int i = 0; i < 2; i++) {
 		const struct cell *x = i ? r->b : r->a;
 
-		if (!compare_counted(x))
+		if (!results_hits_ok(x, x->hits, x->events))
 			fprintf(f, "  (%s: hits %lld of %lld events)", i ? "B" : "A", (long long)x->hits,
 				(long long)x->events);
 	}
@@ -123,11 +123,11 @@ static void print_uncompared(FILE *f, const struct cmp *c, const struct cmp_styl
 		if (!r->a || !r->b)
 			fprintf(f, "only in %s", r->a ? "A" : "B");
 		else if (r->a->status != CELL_OK)
-			fprintf(f, "not compared: %s in A: %s", r->a->status == CELL_SKIPPED ? "skipped" :
-				"failed", r->a->reason);
+			fprintf(f, "not compared: %s in A: %s", cell_status_name(r->a->status),
+				r->a->reason);
 		else
-			fprintf(f, "not compared: %s in B: %s", r->b->status == CELL_SKIPPED ? "skipped" :
-				"failed", r->b->reason);
+			fprintf(f, "not compared: %s in B: %s", cell_status_name(r->b->status),
+				r->b->reason);
 		fprintf(f, "%s\n", st->reset);
 	}
 }

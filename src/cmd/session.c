@@ -7,6 +7,7 @@
 
 #include <tracefs.h>
 
+#include "base/atomic_file.h"
 #include "base/signals.h"
 #include "base/tracefs_util.h"
 #include "base/util.h"
@@ -58,11 +59,11 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 		plan_release(&p);
 		return 0;
 	}
-	if (a->json_path && output_json_check(a->json_path, err, sizeof(err)))
+	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
 		die_usage("%s", err);
-	if (a->csv_path && output_json_check(a->csv_path, err, sizeof(err)))
+	if (a->csv_path && atomic_file_check(a->csv_path, err, sizeof(err)))
 		die_usage("%s", err);
-	if (a->markdown_path && output_json_check(a->markdown_path, err, sizeof(err)))
+	if (a->markdown_path && atomic_file_check(a->markdown_path, err, sizeof(err)))
 		die_usage("%s", err);
 	/*
 	 * --no-wait fails before the signal thread exists: a process that exits
@@ -108,7 +109,7 @@ int pair_measure(const struct pair_args *a, pair_hook hook, void *arg)
 
 	if (!r)
 		die("out of memory");
-	if (a->json_path && output_json_check(a->json_path, err, sizeof(err)))
+	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
 		die_usage("%s", err);
 	cmd_signals_once();
 	cmd_take_lock(false);

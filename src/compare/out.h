@@ -29,10 +29,6 @@ struct cmp_row {
 	enum verdict verdict;
 };
 
-/* Whether cell @c's tracer saw what it should: every event, or none of
- * them with --target (collateral); true when it cannot count. */
-bool compare_counted(const struct cell *c);
-
 struct cmp {
 	struct cmp_row *rows;
 	int nrows;

@@ -8,22 +8,12 @@
 #include <string.h>
 
 #include "compare/out.h"
-#include "load/workloads.h"
 #include "base/util.h"
 
 static bool same_cell(const struct cell *x, const struct cell *y)
 {
 	return x->threads == y->threads && !strcmp(x->workload, y->workload) &&
 	       !strcmp(x->tracer, y->tracer) && !strcmp(x->target, y->target);
-}
-
-/* As results.c notes it: with --target the tracer hooks a call the workload does not make. */
-bool compare_counted(const struct cell *c)
-{
-	const struct workload *w = workload_find(c->workload);
-	bool collateral = c->target[0] && (!w || !w->syscall || strcmp(c->target, w->syscall));
-
-	return c->hits < 0 || c->hits == (collateral ? 0 : c->events);
 }
 
 /* The per-rep overheads with figures; a rep with a null time has none. */

@@ -4,13 +4,9 @@
 
 #include <jansson.h>
 
+#include "base/json_num.h"
 #include "cli/claims.h"
 #include "doc/write.h"
-
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 json_t *claims_json(const struct claim_row *rows, int n)
 {
@@ -29,7 +25,7 @@ json_t *claims_json(const struct claim_row *rows, int n)
 			"original", c->was, "unit", c->unit,
 			"today", r->have ? json_real(r->value) : json_null(),
 			"today_ci95", ci ? json_pack("[f, f]", r->ci95[0], r->ci95[1]) : json_null(),
-			"ratio", num_or_null(r->ratio), "field", pf_field_names[c->field],
+			"ratio", json_num(r->ratio), "field", pf_field_names[c->field],
 			"cell", r->have ? json_string(r->cell) : json_null(),
 			"reason", r->have ? json_null() : json_string(r->why)));
 	}

@@ -11,8 +11,6 @@
 #include "results/results.h"
 #include "base/util.h"
 
-static const char *const status_names[] = { "ok", "skipped", "failed", NULL };
-static const char *const end_names[] = { "reps", "precision", "max_time", "max_reps", "stopped", NULL };
 
 /* Version 3 added these; absent from a version 2 document, they read as null. */
 #define V3(key, read) (!rd_absent(x, o, key) && (read))
@@ -206,7 +204,7 @@ static int read_figures(struct rd *x, json_t *o, struct cell *c, bool ok)
 			return rd_fail(x, "want an object or null, not %s", rd_type(prec));
 		if (rd_num(x, prec, "target_pct", 0, F_NULL, &c->precision_pct) ||
 		    rd_num(x, prec, "reached_pct", 0, F_NULL, &c->reached_pct) ||
-		    rd_enum(x, prec, "ended_by", end_names, &end))
+		    rd_enum(x, prec, "ended_by", cell_end_names, &end))
 			return -1;
 		rd_pop(x, at);
 		c->ended_by = (enum cell_end)end;
@@ -231,7 +229,7 @@ int doc_read_cell(struct rd *x, json_t *o, struct cell *c)
 	if (S("workload", workload, F_NONEMPTY) || S("tracer", tracer, F_NONEMPTY) ||
 	    S("target", target, F_NULL) || rd_intv(x, o, "threads", 1, MAX_THREADS, &c->threads) ||
 	    S("id", id, F_NONEMPTY) || rd_seed(x, o, "seed", &c->seed) ||
-	    rd_enum(x, o, "status", status_names, &status) || S("reason", reason, F_NULL) ||
+	    rd_enum(x, o, "status", cell_status_names, &status) || S("reason", reason, F_NULL) ||
 	    rd_bool(x, o, "aa", &c->aa) ||
 	    rd_int(x, o, "iterations", 0, INT64_MAX, 0, &c->iterations) ||
 	    rd_int(x, o, "warmup", 0, INT64_MAX, 0, &c->warmup) ||

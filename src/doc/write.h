@@ -10,9 +10,9 @@
 
 struct hist;
 
-int output_json_file(const struct results *r, const char *path);  /* atomic: tmp + rename */
-/* Whether @path ("-": stdout) can be written, before the run; -1 and @err if not. */
-int output_json_check(const char *path, char *err, size_t len);
+/* Whole or not at all, "-" is stdout: base/atomic_file.h, which also checks
+ * a path can be written before the run (atomic_file_check). */
+int output_json_file(const struct results *r, const char *path);
 char *output_json_string(const struct results *r);              /* malloc'd */
 
 /* The document's part (write_dist.c): fields added to a cell, a run, the top. */

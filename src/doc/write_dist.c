@@ -5,19 +5,15 @@
  */
 #include <math.h>
 
+#include "base/json_num.h"
 #include "base/hist.h"
 #include "doc/write.h"
 #include "results/results.h"
 #include "base/util.h"
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *sides(double base, double traced)
 {
-	return json_pack("{s:o, s:o}", "baseline", num(base), "traced", num(traced));
+	return json_pack("{s:o, s:o}", "baseline", json_num(base), "traced", json_num(traced));
 }
 
 json_t *output_json_threads(const struct thread_fig *t, int n)
@@ -27,8 +23,8 @@ json_t *output_json_threads(const struct thread_fig *t, int n)
 	for (int i = 0; t && i < n; i++)
 		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:I}",
 			"cpu", t[i].cpu >= 0 ? json_integer(t[i].cpu) : json_null(),
-			"baseline_ns_per_op", num(t[i].base_ns_per_op),
-			"traced_ns_per_op", num(t[i].traced_ns_per_op), "events", (json_int_t)t[i].events));
+			"baseline_ns_per_op", json_num(t[i].base_ns_per_op),
+			"traced_ns_per_op", json_num(t[i].traced_ns_per_op), "events", (json_int_t)t[i].events));
 	return a;
 }
 
@@ -43,12 +39,12 @@ json_t *output_json_dist(const struct hist *h)
 {
 	json_t *b = json_array();
 	json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-		"count", (json_int_t)h->count, "mean", num(hist_mean(h)),
-		"variance", num(hist_variance(h)),
+		"count", (json_int_t)h->count, "mean", json_num(hist_mean(h)),
+		"variance", json_num(hist_variance(h)),
 		"min", h->count ? json_integer((json_int_t)h->min) : json_null(),
-		"p50", num(hist_quantile(h, 0.5)), "p90", num(hist_quantile(h, 0.9)),
-		"p99", num(hist_quantile(h, 0.99)), "p99_9", num(hist_quantile(h, 0.999)),
-		"p99_99", num(hist_quantile(h, 0.9999)),
+		"p50", json_num(hist_quantile(h, 0.5)), "p90", json_num(hist_quantile(h, 0.9)),
+		"p99", json_num(hist_quantile(h, 0.99)), "p99_9", json_num(hist_quantile(h, 0.999)),
+		"p99_99", json_num(hist_quantile(h, 0.9999)),
 		"max", h->count ? json_integer((json_int_t)h->max) : json_null(),
 		"buckets", b);
 
@@ -72,7 +68,7 @@ static json_t *latency_json(const struct cell_latency *l)
 		"pairs", l->pairs, "calls", (json_int_t)l->calls,
 		"baseline_calls", (json_int_t)l->base_calls, "events", (json_int_t)l->events,
 		"hits", l->hits < 0 ? json_null() : json_integer(l->hits),
-		"timer_ns", num(l->timer_ns), "timing_cost_ns", num(l->timing_cost_ns));
+		"timer_ns", json_num(l->timer_ns), "timing_cost_ns", json_num(l->timing_cost_ns));
 	json_object_set_new(o, "ns_per_op", sides(l->base_ns_per_op, l->traced_ns_per_op));
 	json_object_set_new(o, "baseline", output_json_dist(l->base));
 	json_object_set_new(o, "traced", output_json_dist(l->traced));
@@ -98,11 +94,11 @@ json_t *output_json_timing(const struct timing *t)
 {
 	/* a document made without a run (tests) has none: null, as everything unknown */
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-		"clock", t->clock[0] ? json_string(t->clock) : json_null(), "clock_ns", num(t->clock[0] ? t->clock_ns : NAN),
-		"clock_resolution_ns", num(t->clock[0] ? t->clock_res_ns : NAN),
+		"clock", t->clock[0] ? json_string(t->clock) : json_null(), "clock_ns", json_num(t->clock[0] ? t->clock_ns : NAN),
+		"clock_resolution_ns", json_num(t->clock[0] ? t->clock_res_ns : NAN),
 		"clock_vdso", t->clock_vdso < 0 || !t->clock[0] ? json_null() :
 			      json_boolean(t->clock_vdso),
 		"timer", t->timer[0] ? json_string(t->timer) : json_null(),
-		"timer_ns", num(t->timer[0] ? t->timer_ns : NAN),
-		"tsc_hz", num(t->tsc_hz > 0 ? t->tsc_hz : NAN));
+		"timer_ns", json_num(t->timer[0] ? t->timer_ns : NAN),
+		"tsc_hz", json_num(t->tsc_hz > 0 ? t->tsc_hz : NAN));
 }

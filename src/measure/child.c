@@ -19,6 +19,7 @@
 #include "measure/child.h"
 #include "base/hist.h"
 #include "base/signals.h"
+#include "base/spawn.h"
 #include "tracers/tracer.h"
 #include "base/util.h"
 
@@ -39,95 +40,122 @@ static int lp_fail(struct load_proc *lp, const char *fmt, ...)
 	return -1;
 }
 
-/* The room a wrapping tool's words have before the load's own. */
-#define WRAP_MAX 48
-
-/*
- * cmd: workload: the load only waits for go, then execs the command
- * (tracetax-load -w cmd ... -- COMMAND), its output into spec->cmd_out and
- * nothing to read on its stdin.
- */
-static int cmd_words(const struct load_spec *spec, char **load, size_t room)
+static size_t words(char *const *w)
 {
-	size_t ac = 7;
-	int in = open("/dev/null", O_RDONLY), out;
+	size_t n = 0;
 
-	out = open(spec->cmd_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
-		_exit(126);
-	load[ac++] = "--";
-	load[ac++] = (char *)spec->cmd_path;
-	for (size_t i = 0; spec->cmd[i] && ac < room - 1; i++)
-		load[ac++] = spec->cmd[i];
-	load[ac] = NULL;
-	return 0;
+	while (w && w[n])
+		n++;
+	return n;
 }
 
-static void child_exec(const struct load_spec *spec, struct tracer *t, char *const *wrap,
-		       int start_r, int result_w)
+/*
+ * The child's words: a wrapping tool's (strace -f ...), then the load's
+ * with its options; a cmd: workload's load only waits for go, then execs
+ * the command (tracetax-load -w cmd ... -- COMMAND). Made here in the
+ * parent, into @num (room for the numbers); free() the result.
+ */
+static char **load_argv(const struct load_spec *spec, char *const *wrap, char num[][32])
 {
-	char n[32], w[32], th[32], sfd[16], rfd[16], hz[32], ms[16];
-	/* the load's words, its options, then NULL (the initialiser zeroes the rest) */
-	char *load[64] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
-			   "-t", th, "--start-fd", sfd, "--result-fd", rfd };
-	char *cmd[64] = { (char *)spec->load_path, "-w", "cmd", "--start-fd", sfd, "--result-fd", rfd };
-	char *argv[WRAP_MAX + sizeof(load) / sizeof(load[0])];
-	size_t k = 0, ac = 13;
+	char **argv = calloc(words(wrap) + words(spec->cmd) + 32, sizeof(*argv));
+	size_t ac = 0;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	signals_unblock_in_child();
-	if (dup2(start_r, START_FD) < 0 || dup2(result_w, RESULT_FD) < 0)
-		_exit(126);
-	snprintf(n, sizeof(n), "%lld", (long long)spec->iterations);
-	snprintf(w, sizeof(w), "%lld", (long long)spec->warmup);
-	snprintf(th, sizeof(th), "%d", spec->threads);
-	snprintf(sfd, sizeof(sfd), "%d", START_FD);
-	snprintf(rfd, sizeof(rfd), "%d", RESULT_FD);
-	snprintf(hz, sizeof(hz), "%llu", (unsigned long long)spec->tsc_hz);
-	snprintf(ms, sizeof(ms), "%d", spec->msg_size);
+	if (!argv)
+		die("out of memory");
+	for (size_t i = 0; wrap && wrap[i]; i++)
+		argv[ac++] = wrap[i];
+	snprintf(num[0], 32, "%d", START_FD);
+	snprintf(num[1], 32, "%d", RESULT_FD);
+	argv[ac++] = (char *)spec->load_path;
+	argv[ac++] = "-w";
+	if (spec->cmd) {
+		argv[ac++] = "cmd";
+		argv[ac++] = "--start-fd";
+		argv[ac++] = num[0];
+		argv[ac++] = "--result-fd";
+		argv[ac++] = num[1];
+		argv[ac++] = "--";
+		argv[ac++] = (char *)spec->cmd_path;
+		for (size_t i = 0; spec->cmd[i]; i++)
+			argv[ac++] = spec->cmd[i];
+		return argv;
+	}
+	snprintf(num[2], 32, "%lld", (long long)spec->iterations);
+	snprintf(num[3], 32, "%lld", (long long)spec->warmup);
+	snprintf(num[4], 32, "%d", spec->threads);
+	argv[ac++] = (char *)spec->workload;
+	argv[ac++] = "-n";
+	argv[ac++] = num[2];
+	argv[ac++] = "-W";
+	argv[ac++] = num[3];
+	argv[ac++] = "-t";
+	argv[ac++] = num[4];
+	argv[ac++] = "--start-fd";
+	argv[ac++] = num[0];
+	argv[ac++] = "--result-fd";
+	argv[ac++] = num[1];
 	if (spec->msg_size) {
-		load[ac++] = "--msg-size";
-		load[ac++] = ms;
+		snprintf(num[5], 32, "%d", spec->msg_size);
+		argv[ac++] = "--msg-size";
+		argv[ac++] = num[5];
 	}
 	if (spec->latency) {
-		load[ac++] = "--latency";
+		argv[ac++] = "--latency";
 		if (spec->tsc_hz) {
-			load[ac++] = "--tsc-hz";
-			load[ac++] = hz;
+			snprintf(num[6], 32, "%llu", (unsigned long long)spec->tsc_hz);
+			argv[ac++] = "--tsc-hz";
+			argv[ac++] = num[6];
 		}
 	}
-	if (t && t->ops->child_prep && t->ops->child_prep(t))
-		_exit(125);
-	if (spec->cmd)
-		cmd_words(spec, cmd, sizeof(cmd) / sizeof(cmd[0]));
-	for (; wrap && wrap[k] && k < WRAP_MAX; k++)
-		argv[k] = wrap[k];
-	memcpy(argv + k, spec->cmd ? cmd : load, sizeof(load));
-	execv(argv[0], argv);
-	_exit(127);
+	return argv;
+}
+
+static int tracer_prep(void *t)
+{
+	struct tracer *tr = t;
+
+	return tr->ops->child_prep(tr);
 }
 
 int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer *t)
 {
-	int sp[2], rp[2];
-
+	int sp[2] = { -1, -1 }, rp[2] = { -1, -1 }, out = -1;
+	char num[7][32], **argv;
+	struct spawn sw = { .fd = { SPAWN_INHERIT, SPAWN_INHERIT, SPAWN_INHERIT } };
 	char *const *wrap;
 
 	memset(lp, 0, sizeof(*lp));
 	lp->pid = lp->load_pid = -1;
 	lp->pidfd = lp->load_pidfd = lp->start_w = lp->result_r = -1;
-	if (pipe2(sp, O_CLOEXEC) || pipe2(rp, O_CLOEXEC))
-		return lp_fail(lp, "cannot create pipes: %s", strerror(errno));
-	wrap = tracer_wrap(t);	/* in the parent: the child only copies pointers */
-	lp->pid = fork();
-	if (lp->pid < 0) {
-		lp_fail(lp, "cannot fork: %s", strerror(errno));
-		close(sp[0]); close(sp[1]); close(rp[0]); close(rp[1]);
-		return -1;
+	if (pipe2(sp, O_CLOEXEC) || pipe2(rp, O_CLOEXEC)) {
+		lp_fail(lp, "cannot create pipes: %s", strerror(errno));
+		goto fail;
 	}
-	if (lp->pid == 0)
-		child_exec(spec, t, wrap, sp[0], rp[1]);
+	/* a command's output goes to a file, and it has nothing to read */
+	if (spec->cmd &&
+	    (out = open(spec->cmd_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+		lp_fail(lp, "cannot create '%s': %s", spec->cmd_out, strerror(errno));
+		goto fail;
+	}
+	wrap = tracer_wrap(t);
+	argv = load_argv(spec, wrap, num);
+	sw.argv = argv;
+	sw.move[0][0] = sp[0];
+	sw.move[0][1] = START_FD;
+	sw.move[1][0] = rp[1];
+	sw.move[1][1] = RESULT_FD;
+	sw.nmove = 2;
+	if (spec->cmd)
+		sw.fd[0] = SPAWN_DEVNULL, sw.fd[1] = sw.fd[2] = out;
+	if (t && t->ops->child_prep)
+		sw.prep = tracer_prep, sw.prep_arg = t;
+	lp->pid = spawn_start(&sw, lp->err, sizeof(lp->err));
+	free(argv);
+	if (lp->pid < 0)
+		goto fail;
 	lp->wrapped = wrap != NULL;
+	if (out >= 0)
+		close(out);
 	close(sp[0]);
 	close(rp[1]);
 	lp->start_w = sp[1];
@@ -139,6 +167,16 @@ int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer
 	}
 	signals_watch(lp->pidfd);
 	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (sp[i] >= 0)
+			close(sp[i]);
+		if (rp[i] >= 0)
+			close(rp[i]);
+	}
+	if (out >= 0)
+		close(out);
+	return -1;
 }
 
 /* Room for another read; -1 past LINE_MAX_BYTES or out of memory. */

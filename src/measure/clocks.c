@@ -21,6 +21,7 @@
 #include <cpuid.h>
 #endif
 
+#include "base/cpuinfo.h"
 #include "measure/clocks.h"
 #include "base/hist.h"
 #include "results/results.h"
@@ -288,22 +289,11 @@ static void tsc_flags(char *buf, size_t len)
 {
 	static const char *const names[] = { "constant_tsc", "nonstop_tsc", "tsc_reliable",
 					     "tsc_known_freq", "rdtscp" };
-	char line[8192] = "";
-	FILE *f = fopen("/proc/cpuinfo", "re");
 
 	*buf = '\0';
-	while (f && fgets(line, sizeof(line), f) && strncmp(line, "flags", 5))
-		;
-	if (f)
-		fclose(f);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char pat[32];
-
-		snprintf(pat, sizeof(pat), " %s", names[i]);
-		if (strstr(line, pat) && (strstr(line, pat)[strlen(pat)] == ' ' ||
-					  strstr(line, pat)[strlen(pat)] == '\n'))
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (cpuinfo_has_flag(names[i]))
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? " " : "", names[i]);
-	}
 }
 
 /* Two timer reads with nothing between them: the timer's own cost, in ticks. */

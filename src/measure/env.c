@@ -7,14 +7,18 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/spawn.h"
+#include "base/cpuinfo.h"
 #include "base/activity.h"
 #include "measure/env.h"
 #include "results/results.h"
@@ -83,16 +87,29 @@ static bool in_path(const char *prog)
  */
 static int command_line(const char *cmd, char *buf, size_t len)
 {
-	char full[512];
+	char full[512], msg[128];
+	char *argv[] = { "/bin/sh", "-c", full, NULL };
+	struct spawn sw = { .argv = argv };
+	int fd[2], ok = 0;
+	pid_t pid;
 	FILE *p;
-	int ok;
 
-	snprintf(full, sizeof(full), "timeout 2 %s </dev/null 2>/dev/null", cmd);
-	p = popen(full, "r");
-	if (!p)
+	snprintf(full, sizeof(full), "timeout 2 %s", cmd);
+	if (pipe2(fd, O_CLOEXEC))
 		return -1;
-	ok = fgets(buf, (int)len, p) != NULL;
-	pclose(p);
+	sw.fd[0] = sw.fd[2] = SPAWN_DEVNULL;
+	sw.fd[1] = fd[1];
+	pid = spawn_start(&sw, msg, sizeof(msg));
+	close(fd[1]);
+	p = fdopen(fd[0], "r");
+	if (!p)
+		close(fd[0]);
+	else {
+		ok = pid > 0 && fgets(buf, (int)len, p) != NULL;
+		fclose(p);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 	if (!ok)
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
@@ -103,48 +120,11 @@ static void cpu_model(char *buf, size_t len)
 {
 	/* x86 says "model name", arm64 has no name, only "CPU part". */
 	static const char *const keys[] = { "model name", "Model", "cpu model", "CPU part" };
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "re");
 
-	copy_str(buf, len, "unknown");
-	if (!f)
-		return;
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		rewind(f);
-		while (fgets(line, sizeof(line), f)) {
-			char *colon = strchr(line, ':');
-
-			if (!colon || strncmp(line, keys[k], strlen(keys[k])))
-				continue;
-			colon += 1 + strspn(colon + 1, " \t");
-			colon[strcspn(colon, "\n")] = '\0';
-			copy_str(buf, len, colon);
-			fclose(f);
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (!cpuinfo_value(keys[k], buf, len))
 			return;
-		}
-	}
-	fclose(f);
-}
-
-static bool cpuinfo_has_flag(const char *flag)
-{
-	char line[8192];
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':'), *save;
-
-		if (strncmp(line, "flags", 5) || !colon)
-			continue;
-		for (char *tok = strtok_r(colon + 1, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
-			found |= !strcmp(tok, flag);
-		break;
-	}
-	fclose(f);
-	return found;
+	copy_str(buf, len, "unknown");
 }
 
 /*

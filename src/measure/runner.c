@@ -198,24 +198,14 @@ static void cell_run(struct cell *c, const struct plan_cell *pc, const struct me
 	watch_end(&x);
 }
 
-static const char *end_name(enum cell_end e)
-{
-	switch (e) {
-	case END_PRECISION: return "precision reached";
-	case END_MAX_TIME:  return "time share spent";
-	case END_MAX_REPS:  return "most reps";
-	default:            return "";
-	}
-}
-
 static void progress_line(FILE *f, int i, int n, const struct cell *c, bool precision)
 {
 	if (!f)
 		return;
 	fprintf(f, "[%d/%d] %-22s %-7s %2dT  %s", i + 1, n, c->tracer, c->workload, c->threads,
-		c->status == CELL_OK ? "ok" : c->status == CELL_SKIPPED ? "skipped" : "failed");
+		cell_status_name(c->status));
 	if (c->status == CELL_OK && precision)
-		fprintf(f, ", %d reps, +-%.3g%%: %s", c->nreps, c->reached_pct, end_name(c->ended_by));
+		fprintf(f, ", %d reps, +-%.3g%%: %s", c->nreps, c->reached_pct, cell_end_phrase(c->ended_by));
 	fprintf(f, "%s%s\n", *c->reason ? ": " : "", c->reason);
 	fflush(f);
 }

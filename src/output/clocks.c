@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "base/json_num.h"
 #include "measure/clocks.h"
 #include "base/timer.h"
 #include "output/clocks.h"
@@ -82,11 +83,6 @@ void output_clocks_table(const struct clocks_report *r, FILE *f)
 		r->n ? (long long)r->src[0].reads : 0);
 }
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* "a b c" as ["a", "b", "c"]. */
 static json_t *words(const char *s)
 {
@@ -111,16 +107,16 @@ int output_clocks_json(const struct clocks_report *r, FILE *f)
 		json_array_append_new(src, json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:I}",
 			"name", c->name, "available", c->available,
 			"reason", c->available ? json_null() : json_string(c->why),
-			"mean_ns", num(c->mean_ns), "p99_ns", num(c->p99_ns),
-			"resolution_ns", num(c->res_ns), "min_step_ns", num(c->step_ns),
+			"mean_ns", json_num(c->mean_ns), "p99_ns", json_num(c->p99_ns),
+			"resolution_ns", json_num(c->res_ns), "min_step_ns", json_num(c->step_ns),
 			"vdso", vdso_name(c->vdso),
 			"monotonic", c->available ? json_boolean(!c->backwards) : json_null(),
 			"reads", (json_int_t)(c->available ? c->reads : 0)));
 	}
 	doc = json_pack("{s:s, s:o, s:o, s:o, s:s, s:o, s:o}",
 			"clocksource", r->current, "available_clocksources", words(r->available),
-			"tsc_hz", num(r->tsc_hz > 0 ? r->tsc_hz : NAN), "tsc_flags", words(r->tsc_flags),
-			"timer", TIMER_NAME, "timer_floor_ns", num(r->timer_floor_ns),
+			"tsc_hz", json_num(r->tsc_hz > 0 ? r->tsc_hz : NAN), "tsc_flags", words(r->tsc_flags),
+			"timer", TIMER_NAME, "timer_floor_ns", json_num(r->timer_floor_ns),
 			"sources", src);
 	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(doc);

@@ -16,8 +16,6 @@ static const char header[] =
 	"slowdown,slowdown_ci95_lo,slowdown_ci95_hi,events,hits,lost,"
 	"consumer_ns_per_event,below_noise_floor,disturbed,note\n";
 
-static const char *const status_name[] = { "ok", "skipped", "failed" };
-
 /* Quoted only when it must be: a comma, a quote, a line break, edge spaces. */
 static void text(FILE *f, const char *s, bool last)
 {
@@ -61,7 +59,7 @@ static void row(FILE *f, const struct cell *c)
 	text(f, c->tracer, false);
 	fprintf(f, "%d,", c->threads);
 	text(f, c->target, false);
-	text(f, status_name[c->status], false);
+	text(f, cell_status_name(c->status), false);
 	text(f, c->reason, false);
 	fprintf(f, "%d,", c->nreps);
 	num(f, ok ? c->base.mean : nan);

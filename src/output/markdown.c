@@ -20,24 +20,6 @@ static void cell_text(FILE *f, const char *s)
 	}
 }
 
-/* 3 significant digits with k/M/G, as in the terminal's table. */
-static void fmt_count(char *buf, size_t len, int64_t v)
-{
-	static const char units[] = "kMGTP";
-	double d = (double)v;
-	int u = -1;
-
-	if (v < 10000) {
-		snprintf(buf, len, "%lld", (long long)v);
-		return;
-	}
-	while (u < 4 && fabs(d) >= 999.5) {
-		d /= 1000;
-		u++;
-	}
-	snprintf(buf, len, "%.3g%c", d, units[u]);
-}
-
 static void header(FILE *f, const struct results *r)
 {
 	const struct environment *e = &r->env;
@@ -78,8 +60,8 @@ static void row(FILE *f, const struct cell *c)
 	format_ns(m, sizeof(m), c->overhead.mean);
 	format_ns(lo, sizeof(lo), c->overhead.ci95[0]);
 	format_ns(hi, sizeof(hi), c->overhead.ci95[1]);
-	fmt_count(ev, sizeof(ev), c->events);
-	fmt_count(h, sizeof(h), c->hits);
+	format_count(ev, sizeof(ev), c->events);
+	format_count(h, sizeof(h), c->hits);
 	fprintf(f, "%s | %s | %s \\[%s, %s\\] | ", b, t, m, lo, hi);
 	if (isfinite(c->slowdown))
 		fprintf(f, "x%.3g", c->slowdown);

@@ -1,10 +1,8 @@
 /* `tracetax pair`: the table, the log2 histograms, and the document of --json. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -13,6 +11,7 @@
 #include "measure/pair.h"
 #include "output/pair.h"
 #include "tracers/tracer.h"
+#include "base/atomic_file.h"
 #include "base/util.h"
 #include "version.h"
 
@@ -121,9 +120,8 @@ static json_t *cell_json(const struct pair_cell *c)
 int output_pair_json(const struct pair_results *r, const char *path)
 {
 	json_t *cells = json_array(), *doc;
-	char *s, *tmp = NULL;
-	FILE *f;
-	int ret = -1;
+	char *s, *text;
+	int ret;
 
 	for (int i = 0; i < r->ncells; i++)
 		json_array_append_new(cells, cell_json(&r->cells[i]));
@@ -138,26 +136,10 @@ int output_pair_json(const struct pair_results *r, const char *path)
 	json_decref(doc);
 	if (!s)
 		die("out of memory");
-	if (!strcmp(path, "-")) {
-		ret = printf("%s\n", s) < 0 ? -1 : 0;
-		free(s);
-		return ret;
-	}
-	/* through path.tmp and a rename, as the results document: never half a file */
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
+	if (asprintf(&text, "%s\n", s) < 0)
 		die("out of memory");
-	if (!(f = fopen(tmp, "we"))) {
-		error("cannot create '%s': %s", tmp, strerror(errno));
-	} else if ((int)(fprintf(f, "%s\n", s) < 0) | (int)(fclose(f) != 0)) {	/* both, always */
-		error("cannot write '%s': %s", tmp, strerror(errno));
-		unlink(tmp);
-	} else if (rename(tmp, path)) {
-		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		unlink(tmp);
-	} else {
-		ret = 0;
-	}
-	free(tmp);
+	ret = atomic_file_text(path, text);
+	free(text);
 	free(s);
 	return ret;
 }

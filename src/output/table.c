@@ -36,25 +36,6 @@ struct layout {
 	int width[NCOLS];
 };
 
-/* 3 significant digits with k/M/G: counts are there to compare, and the
- * note gives the exact figures when hits and events differ. */
-static void fmt_count(char *buf, size_t len, int64_t v)
-{
-	static const char units[] = "kMGTP";
-	double d = (double)v;
-	int u = -1;
-
-	if (v < 10000) {
-		snprintf(buf, len, "%lld", (long long)v);
-		return;
-	}
-	while (u < 4 && fabs(d) >= 999.5) {
-		d /= 1000;
-		u++;
-	}
-	snprintf(buf, len, "%.3g%c", d, units[u]);
-}
-
 static void fmt_slowdown(char *buf, size_t len, double v)
 {
 	if (!isfinite(v))
@@ -77,11 +58,11 @@ static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
 	format_ns(hi, sizeof(hi), c->overhead.ci95[1]);
 	snprintf(f[COL_OVERHEAD], FIELD, "%s [%s, %s]", m, lo, hi);
 	fmt_slowdown(f[COL_SLOWDOWN], FIELD, c->slowdown);
-	fmt_count(e, sizeof(e), c->events);
+	format_count(e, sizeof(e), c->events);
 	if (c->hits < 0) {
 		snprintf(f[COL_HITS], FIELD, "n/a");
 	} else {
-		fmt_count(h, sizeof(h), c->hits);
+		format_count(h, sizeof(h), c->hits);
 		snprintf(f[COL_HITS], FIELD, "%s/%s", h, e);
 	}
 	snprintf(f[COL_LOST], FIELD, "%lld", (long long)c->lost);

@@ -123,10 +123,10 @@ static void unmeasured(FILE *f, const struct results *r)
 		if (!any)
 			fputs("<h3>Not measured</h3>\n<ul class=\"unmeasured\">\n", f);
 		any = true;
-		fprintf(f, "<li class=\"%s\"><b>", c->status == CELL_SKIPPED ? "skipped" : "failed");
+		fprintf(f, "<li class=\"%s\"><b>", cell_status_name(c->status));
 		html_text(f, c->tracer);
 		fprintf(f, "</b> (%s, %d thread%s) %s: ", c->workload, c->threads, c->threads == 1 ? "" : "s",
-			c->status == CELL_SKIPPED ? "skipped" : "failed");
+			cell_status_name(c->status));
 		html_text(f, c->reason);
 		fputs("</li>\n", f);
 	}

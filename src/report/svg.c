@@ -81,24 +81,6 @@ static void axis(FILE *f, int height)
 	fputs("</g>\n", f);
 }
 
-/* 3 significant digits with k/M/G, as in the terminal's table. */
-static void fmt_count(char *buf, size_t len, int64_t v)
-{
-	static const char units[] = "kMGTP";
-	double d = (double)v;
-	int u = -1;
-
-	if (v < 10000) {
-		snprintf(buf, len, "%lld", (long long)v);
-		return;
-	}
-	while (u < 4 && fabs(d) >= 999.5) {
-		d /= 1000;
-		u++;
-	}
-	snprintf(buf, len, "%.3g%c", d, units[u]);
-}
-
 /* "38.9 ns [38.2, 39.6]" */
 static void fmt_overhead(char *buf, size_t len, const struct summary *s)
 {
@@ -145,8 +127,8 @@ static void overhead_row(FILE *f, const struct results *r, const struct cell *c,
 
 	place(where, sizeof(where), r, c);
 	fmt_overhead(over, sizeof(over), &c->overhead);
-	fmt_count(e, sizeof(e), c->events);
-	fmt_count(h, sizeof(h), c->hits);
+	format_count(e, sizeof(e), c->events);
+	format_count(h, sizeof(h), c->hits);
 	snprintf(hits, sizeof(hits), "%s%s%s hits", c->hits < 0 ? "n/a" : h, c->hits < 0 ? "" : "/",
 		 c->hits < 0 ? "" : e);
 	fprintf(f, "<g class=\"bar\" data-tracer=\"");

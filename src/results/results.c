@@ -127,17 +127,33 @@ static void sum_totals(struct cell *c)
 }
 
 /*
- * With --target the tracer hooks a syscall the workload does not make
- * (collateral cost): it should then see none of the workload's events.
+ * The collateral rule, the one place it is written (run's note and
+ * compare's flag both ask here). With --target naming a syscall the
+ * workload does not make, the tracer pays for hooking it (collateral cost)
+ * and should see none of the workload's events; a tracepoint --target fires
+ * as often as the kernel's path does, a command's events are what its
+ * --target names: nothing to check; otherwise hits are the events.
  */
-static bool is_collateral(const struct cell *c)
+enum hits_rule results_hits_rule(const struct cell *c)
 {
 	const struct workload *w = workload_find(c->workload);
 	const char *own = w && w->syscall ? w->syscall : "";
 
+	if (tt_tracepoint_split(c->target, NULL, 0, NULL, 0))
+		return HITS_ANY;
 	if (w && w->cmd)
-		return false;	/* a command's events are what --target names */
-	return c->target[0] && strcmp(c->target, own) != 0;
+		return HITS_EVENTS;
+	return c->target[0] && strcmp(c->target, own) ? HITS_NONE : HITS_EVENTS;
+}
+
+bool results_hits_ok(const struct cell *c, int64_t hits, int64_t events)
+{
+	switch (results_hits_rule(c)) {
+	case HITS_ANY:    return true;
+	case HITS_NONE:   return hits <= 0;
+	case HITS_EVENTS: return hits < 0 || hits == events;
+	}
+	return true;
 }
 
 static void write_note(struct cell *c)
@@ -149,12 +165,9 @@ static void write_note(struct cell *c)
 		return;
 	if (c->base_cv > NOISY_BASE_CV)
 		note_add(c, "noisy baseline (cv %.1f%%)", c->base_cv * 100);
-	/* a tracepoint --target names fires as often as the kernel's path does: nothing to check */
-	if (tt_tracepoint_split(c->target, NULL, 0, NULL, 0))
-		;
-	else if (c->hits >= 0 && is_collateral(c) && c->hits != 0)
+	if (!results_hits_ok(c, c->hits, c->events) && results_hits_rule(c) == HITS_NONE)
 		note_add(c, "hits %lld on untargeted events", (long long)c->hits);
-	else if (c->hits >= 0 && !is_collateral(c) && c->hits != c->events)
+	else if (!results_hits_ok(c, c->hits, c->events))
 		note_add(c, "hits %lld != events %lld",
 			 (long long)c->hits, (long long)c->events);
 	if (c->lost > 0)
@@ -186,7 +199,7 @@ static void write_note(struct cell *c)
 		note_add(c, "the command's first process made %lld of its %lld events: a tracer "
 			 "filtering on its pid misses the rest", (long long)c->cmd.main_events,
 			 (long long)c->cmd.events_per_run);
-	if (c->lat && c->lat->hits >= 0 && !is_collateral(c) && c->lat->hits != c->lat->events)
+	if (c->lat && !results_hits_ok(c, c->lat->hits, c->lat->events))
 		note_add(c, "latency runs: hits %lld != events %lld", (long long)c->lat->hits,
 			 (long long)c->lat->events);
 }

@@ -21,6 +21,13 @@ enum cell_end {
 };
 #define RESULTS_MAX_REPS 10000
 
+/* Their names, by the enum and NULL-ended, and a phrase for people (names.c). */
+extern const char *const cell_status_names[];
+extern const char *const cell_end_names[];
+const char *cell_status_name(enum cell_status s);
+const char *cell_end_name(enum cell_end e);
+const char *cell_end_phrase(enum cell_end e);
+
 /* Exit codes of `tracetax run` (also in --help and the README). */
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_DISTURBED = 3 };
 
@@ -250,6 +257,16 @@ struct results {
 	int nclaims;
 };
 
+/* What a cell's hits must come to (the collateral rule, results.c). */
+enum hits_rule {
+	HITS_EVENTS,     /* every event the workload made */
+	HITS_NONE,       /* none: --target names a syscall the workload does not make */
+	HITS_ANY,        /* not checked: a tracepoint --target fires as the kernel's path does */
+};
+enum hits_rule results_hits_rule(const struct cell *c);
+/* Whether @hits of @events (the cell's, or its latency runs') keep the rule;
+ * true when the tracer cannot count (@hits < 0). */
+bool results_hits_ok(const struct cell *c, int64_t hits, int64_t events);
 /* Fill cell's statistics from its reps (results.c); @seed: the cell's own. */
 void results_finish_cell(struct cell *c, uint64_t seed);
 /*

@@ -40,8 +40,6 @@ const char store_tables_v2[] =
 	"  FOREIGN KEY (run_id, cell_idx) REFERENCES cells (run_id, idx) ON DELETE CASCADE\n"
 	");\n";
 
-static const char *const status_name[] = { "ok", "skipped", "failed" };
-
 static int bind_num(sqlite3_stmt *st, int i, double v)
 {
 	return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
@@ -94,7 +92,7 @@ static int insert_cell(sqlite3_stmt *st, int64_t id, int idx, const struct cell 
 	return sqlite3_bind_int64(st, 1, id) || sqlite3_bind_int(st, 2, idx) ||
 	       store_bind_text(st, 3, c->workload) || store_bind_text(st, 4, c->tracer) ||
 	       sqlite3_bind_int(st, 5, c->threads) || store_bind_text(st, 6, c->target) ||
-	       store_bind_text(st, 7, status_name[c->status]) || store_bind_text(st, 8, c->reason) ||
+	       store_bind_text(st, 7, cell_status_name(c->status)) || store_bind_text(st, 8, c->reason) ||
 	       sqlite3_bind_int(st, 9, c->nreps) || sqlite3_bind_int64(st, 10, c->events) ||
 	       bind_count(st, 11, c->hits) || sqlite3_bind_int64(st, 12, c->lost) ||
 	       bind_num(st, 13, ok ? c->base.mean : nan) || bind_num(st, 14, ok ? c->traced.mean : nan) ||

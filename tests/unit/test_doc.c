@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "slurp.h"
 #include "doc/read.h"
 #include "doc/write.h"
 #include "fake_results.h"
@@ -233,23 +234,6 @@ static void test_tolerant(void **state)
 	doc_release(&d);
 	free(text);
 	json_decref(j);
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int ch;
-
-	if (!f)
-		fail_msg("cannot open '%s' (run from the top of the tree)", path);
-	while ((ch = getc(f)) != EOF)
-		putc(ch, m);
-	fclose(f);
-	fclose(m);
-	return buf;
 }
 
 /* The same JSON, numbers within 1e-9: a distribution's variance comes back

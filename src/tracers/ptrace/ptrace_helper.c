@@ -169,6 +169,13 @@ static noreturn void helper_main(const struct pt_run *r, pid_t parent)
 
 /* ---- in the runner */
 
+/*
+ * Not base/spawn.c's fork+exec: the helper runs our own code after fork,
+ * it does not exec, so fds cannot be left to close-on-exec; it closes all
+ * but its ready pipe itself (helper_main), and in what it calls after fork
+ * it keeps to async-signal-safe functions, which spawn.c's exec path need
+ * not care about once exec'd.
+ */
 static pid_t spawn_helper(struct pt_run *r, int *ready)
 {
 	pid_t parent = getpid(), h;

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/spawn.h"
 #include "base/signals.h"
 #include "base/util.h"
 #include "base/workdir.h"
@@ -194,27 +195,10 @@ void tool_last_words(const struct tool *tl, char *buf, size_t len)
  */
 pid_t tool_fork(struct tool *tl, char *const argv[], int out, int errfd, char *msg, size_t len)
 {
-	pid_t pid = fork();
+	struct spawn sw = { .argv = argv, .fd = { SPAWN_DEVNULL, out, errfd },
+			    .dir = tl->dir, .own_group = true };
 
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		signals_unblock_in_child();
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(errfd, 2) < 0 ||
-		    chdir(tl->dir))
-			_exit(126);
-		close_range(3, ~0U, 0);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid < 0) {
-		snprintf(msg, len, "cannot fork: %s", strerror(errno));
-		return -1;
-	}
-	setpgid(pid, pid);	/* both sides: the group exists before either goes on */
-	return pid;
+	return spawn_start(&sw, msg, len);
 }
 
 /* Signal the tool's group; the leader is not reaped yet, so its pid is still the group's. */
