@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/lock.h"
 #include "load/workloads.h"
 #include "measure/pair.h"
 #include "base/util.h"
@@ -80,6 +81,8 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "wait", required_argument, NULL, 'W' },
+		{ "no-wait", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,6 +92,7 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 	memset(a, 0, sizeof(*a));
 	a->workload = "getpid";
 	a->iterations = 200000;
+	a->wait_s = LOCK_WAIT_DEFAULT_S;
 	a->threads[a->nthreads++] = 1;
 	for (i = 0; i < PAIR_NSTORAGE; i++)
 		a->storages[a->nstorages++] = i;
@@ -125,6 +129,15 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 			a->json_path = optarg;
 			break;
 		case 'q': a->quiet = true; break;
+		case 'W': {
+			int64_t v;
+
+			if (parse_i64(optarg, 0, LOCK_WAIT_MAX_S, &v))
+				FAIL("invalid --wait '%s' (0 to %d seconds)", optarg, LOCK_WAIT_MAX_S);
+			a->wait_s = (int)v;
+			break;
+		}
+		case 'N': a->wait_s = LOCK_NOWAIT; break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default: FAIL("unknown option '%s'", argv[optind - 1]);

@@ -258,5 +258,5 @@ int runner_run(const struct plan *p, const struct measure_opts *a, const char *l
 	signals_doing(NULL);
 	if (signals_interrupted())
 		return 128 + signals_interrupted();
-	return failed ? EXIT_FAILED : disturbed ? EXIT_DISTURBED : EXIT_OK;
+	return exit_worst(failed ? EXIT_FAILED : EXIT_OK, disturbed ? EXIT_DISTURBED : EXIT_OK);
 }
