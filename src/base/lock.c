@@ -244,6 +244,16 @@ static void holder_write(int fd)
 	}
 }
 
+int lock_wait_default(void)
+{
+	const char *env = getenv(TT_WAIT_ENV);
+	int64_t v;
+
+	if (!env || !*env)
+		return LOCK_WAIT_DEFAULT_S;
+	return parse_i64(env, 0, LOCK_WAIT_MAX_S, &v) ? -1 : (int)v;
+}
+
 int lock_acquire(int wait_s, int (*interrupted)(void), char *err, size_t len)
 {
 	const char *path = lock_path();

@@ -25,6 +25,11 @@
  */
 #define LOCK_WAIT_DEFAULT_S 600
 #define LOCK_WAIT_MAX_S (7 * 24 * 3600)
+/* Another default for --wait, in seconds: a CI runner shared by long jobs sets it once. */
+#define TT_WAIT_ENV "TRACETAX_WAIT"
+
+/* The default --wait: $TRACETAX_WAIT, else LOCK_WAIT_DEFAULT_S; -1 when the variable is not 0 to LOCK_WAIT_MAX_S. */
+int lock_wait_default(void);
 
 /*
  * 0: the lock is held until lock_release() or exit (again 0 if this

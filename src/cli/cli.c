@@ -299,7 +299,9 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	a->m.workloads[a->m.nworkloads++] = "getpid";
 	a->m.threads[a->m.nthreads++] = 1;
 	a->m.reps = 5;
-	a->wait_s = LOCK_WAIT_DEFAULT_S;
+	if ((a->wait_s = lock_wait_default()) < 0)
+		FAIL("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
+		     LOCK_WAIT_MAX_S);
 	a->m.run_ms = 100;
 	a->m.seed = 1;
 	a->colour = -1;

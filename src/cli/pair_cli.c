@@ -1,6 +1,7 @@
 /* Options of `tracetax pair`: strict, one clear line per mistake, as cli.c's. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/lock.h"
@@ -92,7 +93,9 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 	memset(a, 0, sizeof(*a));
 	a->workload = "getpid";
 	a->iterations = 200000;
-	a->wait_s = LOCK_WAIT_DEFAULT_S;
+	if ((a->wait_s = lock_wait_default()) < 0)
+		FAIL("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
+		     LOCK_WAIT_MAX_S);
 	a->threads[a->nthreads++] = 1;
 	for (i = 0; i < PAIR_NSTORAGE; i++)
 		a->storages[a->nstorages++] = i;

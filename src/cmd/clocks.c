@@ -31,7 +31,7 @@ int cmd_clocks(int argc, char **argv)
 	};
 	struct clocks_report r;
 	int64_t reads = 1000000;
-	int c, json = 0, wait_s = LOCK_WAIT_DEFAULT_S;
+	int c, json = 0, wait_s = cmd_wait_default();
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {

@@ -67,6 +67,16 @@ void cmd_take_lock(int wait_s)
 	die_usage("%s%s", err, wait_s == LOCK_NOWAIT ? " (--no-wait)" : " (--wait)");
 }
 
+int cmd_wait_default(void)
+{
+	int w = lock_wait_default();
+
+	if (w < 0)
+		die_usage("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
+			  LOCK_WAIT_MAX_S);
+	return w;
+}
+
 /* --wait SECONDS and --no-wait of list and clocks, as run has them; -1: bad value. */
 int cmd_parse_wait(const char *s, int *wait_s)
 {

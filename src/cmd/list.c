@@ -26,7 +26,7 @@ int cmd_list(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, json = 0, wait_s = LOCK_WAIT_DEFAULT_S, rc;
+	int c, json = 0, wait_s = cmd_wait_default(), rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -155,6 +156,13 @@ static void test_precision(void **state)
 	assert_int_equal(parse(&a, err, "--wait", "30", NULL), 0);
 	assert_int_equal(a.wait_s, 30);
 	cli_release(&a);
+	setenv(TT_WAIT_ENV, "5", 1);	/* another default, for a shared CI runner */
+	assert_int_equal(parse(&a, err, NULL), 0);
+	assert_int_equal(a.wait_s, 5);
+	cli_release(&a);
+	setenv(TT_WAIT_ENV, "soon", 1);
+	expect_error("invalid TRACETAX_WAIT 'soon'", "-n", "1000");
+	unsetenv(TT_WAIT_ENV);
 	expect_error("invalid --wait 'x'", "--wait", "x");
 	expect_error("invalid --wait '-1'", "--wait", "-1");
 	expect_error("invalid --precision '0'", "--precision", "0");
