@@ -77,11 +77,11 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 	/* a fresh machine may not have tracefs mounted: libtracefs mounts it */
 	tracefs_tracing_dir();
 	memset(&r, 0, sizeof(r));
-	tracefs_cleanup_stale(&removed);
+	tracefs_cleanup_stale(&removed, NULL);
 	if (removed)
 		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
 	removed = 0;
-	tracers_cleanup_stale(&removed);
+	tracers_cleanup_stale(&removed, NULL);
 	if (removed)
 		warning("removed %d tool directory(ies) left by a killed tracetax", removed);
 	environment_collect(&r.env);
