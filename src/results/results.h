@@ -276,7 +276,10 @@ const struct noise_floor *results_floor(const struct results *r, const struct ce
 /* results_dist.c: per-thread figures, spread, throughput, latency. */
 void results_finish_threads(struct cell *c);
 void results_finish_latency(struct cell *c);
+/* NULL when out of memory. */
 struct cell_latency *results_latency_new(void);
+/* c->lat freed and NULL: latency runs that did not all complete say nothing. */
+void results_latency_drop(struct cell *c);
 void results_release_cell(struct cell *c);
 
 #endif

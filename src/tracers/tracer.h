@@ -157,6 +157,12 @@ struct tracer {
 	 * adds it, and the core puts it in the cell's note and its JSON.
 	 */
 	char note[TT_REASON_MAX];
+	/*
+	 * After the reps, the step under way ("latency", "stats-pass",
+	 * "stats-cost"); NULL during them. Only for TRACETAX_FAULT's
+	 * "stop-in-<phase>": a failure there must not cost the reps' figures.
+	 */
+	const char *phase;
 };
 
 /* Registry (tracers/registry.c). */
