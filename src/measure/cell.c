@@ -234,6 +234,11 @@ int cell_calibrate(struct cell_ctx *x, bool traced)
 		load_result_release(&res);
 		if (ns >= CALIBRATE_MIN_NS || n >= 1000000000) {
 			double per_op = ns / (double)n;
+
+			if (!(per_op > 0)) {	/* would divide --run-ms by zero */
+				cell_fail(x->c, "calibration: %lld ops reported %.0f ns", (long long)n, ns);
+				break;
+			}
 			int64_t want = (int64_t)((double)x->a->run_ms * 1e6 / per_op);
 
 			s->spec.iterations = want < 100 ? 100 : want;

@@ -116,8 +116,14 @@ int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer
 	memset(lp, 0, sizeof(*lp));
 	lp->pid = lp->load_pid = -1;
 	lp->pidfd = lp->load_pidfd = lp->start_w = lp->result_r = -1;
-	if (pipe2(sp, O_CLOEXEC) || pipe2(rp, O_CLOEXEC))
+	if (pipe2(sp, O_CLOEXEC))
 		return lp_fail(lp, "cannot create pipes: %s", strerror(errno));
+	if (pipe2(rp, O_CLOEXEC)) {	/* the first pipe is not leaked */
+		lp_fail(lp, "cannot create pipes: %s", strerror(errno));
+		close(sp[0]);
+		close(sp[1]);
+		return -1;
+	}
 	wrap = tracer_wrap(t);	/* in the parent: the child only copies pointers */
 	lp->pid = fork();
 	if (lp->pid < 0) {
