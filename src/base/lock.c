@@ -8,8 +8,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -18,8 +20,11 @@
 #include <unistd.h>
 
 #include "base/lock.h"
+#include "base/util.h"
 
 #define CMDLINE_MAX 60
+/* root writes its line; everybody may read it, and flock a read-only fd */
+#define LOCK_MODE 0644
 
 static int lock_fd = -1;
 static pid_t lock_owner;	/* the pid that took it: a forked child does not hold it */
@@ -42,28 +47,71 @@ const char *lock_path(void)
 }
 
 /*
- * Open, creating the file 0666 for everybody if it is missing. Not
+ * Whether an open lock file may be trusted: a regular file, and, when we
+ * are root, root's own. Any user may create the file first in a 1777
+ * directory (or leave a FIFO or a hard link there): root then refuses it
+ * rather than lock, truncate and write through somebody else's file.
+ */
+static int lock_check(int fd, const char *path, char *err, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, len, "cannot stat lock file '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, len, "lock file '%s' is not a regular file: refusing it (remove it, "
+			 "or set " TT_LOCK_ENV ")", path);
+		return -1;
+	}
+	if (geteuid() == 0 && st.st_uid != 0) {
+		snprintf(err, len, "lock file '%s' is owned by uid %u, not root: refusing it "
+			 "(remove it, or set " TT_LOCK_ENV ")", path, (unsigned int)st.st_uid);
+		return -1;
+	}
+	/* an older tracetax made it 0666: nobody but root need write root's file */
+	if (geteuid() == 0 && (st.st_mode & 0022) && fchmod(fd, LOCK_MODE) < 0)
+		debug("cannot chmod lock file '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/*
+ * Open, creating the file LOCK_MODE if it is missing. Never through a
+ * symbolic link (O_NOFOLLOW: the directory is world-writable), never
+ * blocking (O_NONBLOCK: a FIFO planted there would hang the open). Not
  * O_CREAT on an existing file: with fs.protected_regular, O_CREAT of a
  * file another user owns in a sticky directory fails even for root.
  * flock() works on a read-only fd, so a user who cannot write the file
- * still takes the lock.
+ * (root's, 0644) still takes the lock.
  */
 static int lock_open(const char *path, int *writable, char *err, size_t len)
 {
+	const int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+
 	for (int tries = 0; tries < 5; tries++) {
-		int fd = open(path, O_RDWR | O_CLOEXEC);
+		int fd = open(path, O_RDWR | flags);
 
 		*writable = fd >= 0;
 		if (fd < 0 && (errno == EACCES || errno == EROFS))
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			return fd;
+			fd = open(path, O_RDONLY | flags);
+		if (fd >= 0) {
+			if (!lock_check(fd, path, err, len))
+				return fd;
+			close(fd);
+			return -1;
+		}
+		if (errno == ELOOP) {
+			snprintf(err, len, "lock file '%s' is a symbolic link: refusing it (remove it, "
+				 "or set " TT_LOCK_ENV ")", path);
+			return -1;
+		}
 		if (errno != ENOENT)
 			break;
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | flags, LOCK_MODE);
 		if (fd >= 0) {
 			*writable = 1;
-			fchmod(fd, 0666);	/* whatever the umask: other users lock it too */
+			fchmod(fd, LOCK_MODE);	/* whatever the umask: other users read it */
 			return fd;
 		}
 		if (errno != EEXIST)
@@ -130,10 +178,30 @@ static pid_t locks_holder(int fd)
 	return found;
 }
 
-/* "pid 1234 (tracetax run -t ptrace:all)", from /proc/locks or the file's line. */
+/* ", user alice": the owner of /proc/PID, by name when it has one; "" when gone. */
+static void holder_user(pid_t pid, char *buf, size_t len)
+{
+	char path[64], pwbuf[1024];
+	struct passwd pw, *found = NULL;
+	struct stat st;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0)
+		return;
+	if (!getpwuid_r(st.st_uid, &pw, pwbuf, sizeof(pwbuf), &found) && found)
+		snprintf(buf, len, ", user %s", found->pw_name);
+	else
+		snprintf(buf, len, ", uid %u", (unsigned int)st.st_uid);
+}
+
+/*
+ * "pid 1234 (tracetax run -t ptrace:all), user alice", from /proc/locks or
+ * the file's line.
+ */
 static void holder_describe(int fd, char *buf, size_t len)
 {
-	char line[256] = "", cmd[CMDLINE_MAX + 1] = "";
+	char line[256] = "", cmd[CMDLINE_MAX + 1] = "", user[64] = "";
 	pid_t pid = locks_holder(fd), fpid = 0;
 	ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
 	char *rest = NULL;
@@ -146,17 +214,19 @@ static void holder_describe(int fd, char *buf, size_t len)
 	}
 	if (!pid)
 		pid = fpid;
-	if (pid)
+	if (pid) {
 		read_cmdline(pid, cmd, sizeof(cmd));
+		holder_user(pid, user, sizeof(user));
+	}
 	/* another pid namespace, or hidepid: the holder's own words */
 	if (!cmd[0] && pid && pid == fpid && rest)
 		snprintf(cmd, sizeof(cmd), "%s", rest);
 	if (!pid)
 		snprintf(buf, len, "holder unknown");
 	else if (cmd[0])
-		snprintf(buf, len, "pid %d (%s)", (int)pid, cmd);
+		snprintf(buf, len, "pid %d (%s)%s", (int)pid, cmd, user);
 	else
-		snprintf(buf, len, "pid %d", (int)pid);
+		snprintf(buf, len, "pid %d%s", (int)pid, user);
 }
 
 static void holder_write(int fd)
@@ -174,11 +244,23 @@ static void holder_write(int fd)
 	}
 }
 
-int lock_acquire(enum lock_wait mode, int (*interrupted)(void), char *err, size_t len)
+int lock_wait_default(void)
+{
+	const char *env = getenv(TT_WAIT_ENV);
+	int64_t v;
+
+	if (!env || !*env)
+		return LOCK_WAIT_DEFAULT_S;
+	return parse_i64(env, 0, LOCK_WAIT_MAX_S, &v) ? -1 : (int)v;
+}
+
+int lock_acquire(int wait_s, int (*interrupted)(void), char *err, size_t len)
 {
 	const char *path = lock_path();
 	const struct timespec poll = { 0, 100 * 1000 * 1000 };
+	uint64_t deadline = 0;
 	int fd, writable, said = 0;
+	char who[192] = "";
 
 	if (lock_fd >= 0 && lock_owner == getpid())
 		return 0;
@@ -190,8 +272,6 @@ int lock_acquire(enum lock_wait mode, int (*interrupted)(void), char *err, size_
 	if (fd < 0)
 		return -1;
 	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		char who[128];
-
 		if (errno == EINTR)
 			continue;
 		if (errno != EWOULDBLOCK) {
@@ -202,15 +282,25 @@ int lock_acquire(enum lock_wait mode, int (*interrupted)(void), char *err, size_
 		if (!said) {
 			holder_describe(fd, who, sizeof(who));
 			snprintf(err, len, "another measurement is running: %s", who);
-			if (mode == LOCK_NOWAIT) {
+			if (wait_s <= 0) {
 				close(fd);
 				return -1;
 			}
-			fprintf(stderr, "tracetax: waiting for another measurement to end: %s\n", who);
+			fprintf(stderr, "tracetax: waiting up to %d s for another measurement to end: %s\n",
+				wait_s, who);
+			deadline = now_ns() + (uint64_t)wait_s * 1000000000ull;
 			said = 1;
 		}
 		if (interrupted && interrupted()) {
 			snprintf(err, len, "interrupted while waiting for the lock '%s'", path);
+			close(fd);
+			return -1;
+		}
+		if (now_ns() >= deadline) {
+			/* who holds it now: the first holder may have handed it on */
+			holder_describe(fd, who, sizeof(who));
+			snprintf(err, len, "gave up after waiting %d s: another measurement is running: %s",
+				 wait_s, who);
 			close(fd);
 			return -1;
 		}

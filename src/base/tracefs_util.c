@@ -12,6 +12,7 @@
 
 #include <tracefs.h>
 
+#include "base/owner.h"
 #include "base/tracefs_util.h"
 #include "base/util.h"
 
@@ -205,21 +206,28 @@ int tt_tracefs_has(const char *file)
 }
 
 /*
- * A name "<prefix><pid>" whose process is gone. A pid reused since by
- * another process keeps the object: we would rather leave litter than
- * remove what a live tracetax is using.
+ * A name "<prefix><pid>" whose process is gone (owner_gone()). One whose
+ * process still runs is kept, and @kept (may be NULL) told why.
  */
-static bool stale_name(const char *name, const char *prefix)
+static bool stale_name(const char *name, const char *prefix, const char *kind,
+		       owner_kept_fn kept)
 {
 	size_t n = strlen(prefix);
+	char why[160], what[160];
 	int64_t pid;
 
 	if (strncmp(name, prefix, n) || parse_i64(name + n, 1, INT32_MAX, &pid))
 		return false;
-	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	if (owner_gone((pid_t)pid, why, sizeof(why)))
+		return true;
+	if (kept) {
+		snprintf(what, sizeof(what), "%s '%s'", kind, name);
+		kept(what, why);
+	}
+	return false;
 }
 
-static int cleanup_instances(int *removed)
+static int cleanup_instances(int *removed, owner_kept_fn kept)
 {
 	char **names = tracefs_instances("^" TT_INSTANCE_PREFIX "[0-9][0-9]*$");
 	int ret = 0;
@@ -227,7 +235,7 @@ static int cleanup_instances(int *removed)
 	for (int i = 0; names && names[i]; i++) {
 		struct tracefs_instance *inst;
 
-		if (!stale_name(names[i], TT_INSTANCE_PREFIX))
+		if (!stale_name(names[i], TT_INSTANCE_PREFIX, "tracefs instance", kept))
 			continue;
 		inst = tracefs_instance_alloc(NULL, names[i]);
 		if (inst && !tracefs_instance_destroy(inst)) {
@@ -243,7 +251,7 @@ static int cleanup_instances(int *removed)
 	return ret;
 }
 
-static int cleanup_dynevents(int *removed)
+static int cleanup_dynevents(int *removed, owner_kept_fn kept)
 {
 	struct tracefs_dynevent **ev;
 	int ret = 0;
@@ -253,7 +261,7 @@ static int cleanup_dynevents(int *removed)
 		char *sys = NULL, *name = NULL;
 
 		tracefs_dynevent_info(ev[i], &sys, &name, NULL, NULL, NULL);
-		if (sys && stale_name(sys, TT_DYNEVENT_PREFIX)) {
+		if (sys && stale_name(sys, TT_DYNEVENT_PREFIX, "uprobe group", kept)) {
 			/* force: disable it first wherever it is enabled, or the kernel says EBUSY */
 			if (!tracefs_dynevent_destroy(ev[i], true)) {
 				debug("removed stale event '%s:%s'", sys, name);
@@ -270,7 +278,7 @@ static int cleanup_dynevents(int *removed)
 	return ret;
 }
 
-int tracefs_cleanup_stale(int *removed)
+int tracefs_cleanup_stale(int *removed, owner_kept_fn kept)
 {
 	int ret;
 
@@ -278,8 +286,8 @@ int tracefs_cleanup_stale(int *removed)
 	if (!tracefs_tracing_dir())
 		return 0;	/* no tracefs: nothing of ours can be there */
 	/* Instances first: removing one disables the uprobes enabled in it. */
-	ret = cleanup_instances(removed);
-	if (cleanup_dynevents(removed))
+	ret = cleanup_instances(removed, kept);
+	if (cleanup_dynevents(removed, kept))
 		ret = -1;
 	return ret;
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/owner.h"
+
 struct tracefs_instance;
 struct tracer;
 
@@ -104,9 +106,10 @@ int tt_instance_disarm(struct tracefs_instance *inst, const char *system, const 
 
 /*
  * Remove instances named tracetax-<pid> and dynamic events in groups
- * tracetax_<pid> whose process no longer exists. @removed gets how many
- * were removed. Returns 0, or -1 if one could not be removed (reported).
+ * tracetax_<pid> whose process is gone (owner_gone(): a zombie is gone).
+ * @removed gets how many were removed; @kept (may be NULL) hears of each
+ * one kept, and why. Returns 0, or -1 if one could not be removed (reported).
  */
-int tracefs_cleanup_stale(int *removed);
+int tracefs_cleanup_stale(int *removed, owner_kept_fn kept);
 
 #endif

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/owner.h"
 #include "base/util.h"
 #include "base/workdir.h"
 
@@ -104,7 +105,7 @@ void workdir_remove(const char *dir)
 }
 
 /* Directories named WORKDIR_PREFIX<pid>-... of a tracetax that is gone. */
-int workdir_cleanup_stale(int *removed, void (*each)(const char *path))
+int workdir_cleanup_stale(int *removed, void (*each)(const char *path), owner_kept_fn kept)
 {
 	DIR *d = opendir(tmp_dir());
 	struct dirent *e;
@@ -113,15 +114,22 @@ int workdir_cleanup_stale(int *removed, void (*each)(const char *path))
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		char path[PATH_MAX], *end;
+		char path[PATH_MAX], why[160], what[PATH_MAX + 32], *end;
 		long pid;
 
 		if (strncmp(e->d_name, WORKDIR_PREFIX, strlen(WORKDIR_PREFIX)))
 			continue;
 		pid = strtol(e->d_name + strlen(WORKDIR_PREFIX), &end, 10);
-		if (pid <= 0 || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (pid <= 0 || pid > INT32_MAX || *end != '-')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmp_dir(), e->d_name);
+		if (!owner_gone((pid_t)pid, why, sizeof(why))) {
+			if (kept) {
+				snprintf(what, sizeof(what), "directory '%s'", path);
+				kept(what, why);
+			}
+			continue;
+		}
 		if (each)
 			each(path);
 		if (rm_tree(path, false)) {

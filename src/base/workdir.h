@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "base/owner.h"
+
 #define WORKDIR_PREFIX "tt-tool-"   /* + "<our pid>-XXXXXX" */
 
 /* @prog as an absolute path: itself if it has a '/', else the first in $PATH; -1: none. */
@@ -15,9 +17,10 @@ int workdir_empty(const char *dir);
 /* @dir and everything in it ("" : nothing); a failure is warned about. */
 void workdir_remove(const char *dir);
 /*
- * The directories of a tracetax that is gone, removed; @each (may be NULL)
- * sees each first, for what its files list outside it. @removed counts them.
+ * The directories of a tracetax that is gone (owner_gone()), removed;
+ * @each (may be NULL) sees each first, for what its files list outside it.
+ * @removed counts them; @kept (may be NULL) hears of each one kept, and why.
  */
-int workdir_cleanup_stale(int *removed, void (*each)(const char *path));
+int workdir_cleanup_stale(int *removed, void (*each)(const char *path), owner_kept_fn kept);
 
 #endif

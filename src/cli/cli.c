@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/lock.h"
 #include "cli/cli.h"
 #include "cli/values.h"
 #include "load/tcp.h"
@@ -235,7 +236,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "precision", required_argument, NULL, 'P' },
 		{ "max-time", required_argument, NULL, 'M' },
-		{ "wait", no_argument, NULL, 'W' },
+		{ "wait", required_argument, NULL, 'W' },
 		{ "no-wait", no_argument, NULL, 'N' },
 		{ "store", required_argument, NULL, 'S' },
 		{ "no-store", no_argument, NULL, 'O' },
@@ -257,6 +258,9 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	a->m.workloads[a->m.nworkloads++] = "getpid";
 	a->m.threads[a->m.nthreads++] = 1;
 	a->m.reps = 5;
+	if ((a->wait_s = lock_wait_default()) < 0)
+		FAIL("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
+		     LOCK_WAIT_MAX_S);
 	a->m.run_ms = 100;
 	a->m.seed = 1;
 	a->colour = -1;
@@ -327,8 +331,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			if (parse_num("--max-time", optarg, 1, 86400, &v, err, errlen)) return -1;
 			a->m.max_time_s = (int)v;
 			break;
-		case 'W': a->no_wait = false; break;
-		case 'N': a->no_wait = true; break;
+		case 'W':
+			if (parse_num("--wait", optarg, 0, LOCK_WAIT_MAX_S, &v, err, errlen)) return -1;
+			a->wait_s = (int)v;
+			break;
+		case 'N': a->wait_s = LOCK_NOWAIT; break;
 		case 'S': if (!*optarg) FAIL("empty --store path"); a->store = optarg; break;
 		case 'O': a->no_store = true; break;
 		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;

@@ -19,7 +19,8 @@ struct run_args {
 	bool help;                     /* -h: the caller prints usage */
 	int colour;                    /* -1 auto, 0 never, 1 always */
 	bool dry_run;                  /* print the plan, touch nothing */
-	bool no_wait;                  /* another measurement running: exit 2 */
+	int wait_s;                    /* --wait: for the machine's lock, at most this
+	                                  long, then exit 2; 0 (--no-wait): not at all */
 	const char *store;             /* --store: the results store; NULL: default */
 	bool no_store;                 /* --no-store: record nothing */
 	const char *csv_path;          /* --csv FILE */

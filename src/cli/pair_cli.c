@@ -1,9 +1,11 @@
 /* Options of `tracetax pair`: strict, one clear line per mistake, as cli.c's. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/values.h"
+#include "base/lock.h"
 #include "load/workloads.h"
 #include "measure/pair.h"
 #include "base/util.h"
@@ -61,6 +63,8 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "wait", required_argument, NULL, 'W' },
+		{ "no-wait", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -70,6 +74,9 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 	memset(a, 0, sizeof(*a));
 	a->workload = "getpid";
 	a->iterations = 200000;
+	if ((a->wait_s = lock_wait_default()) < 0)
+		FAIL("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
+		     LOCK_WAIT_MAX_S);
 	a->threads[a->nthreads++] = 1;
 	for (i = 0; i < PAIR_NSTORAGE; i++)
 		a->storages[a->nstorages++] = i;
@@ -109,6 +116,15 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 			a->json_path = optarg;
 			break;
 		case 'q': a->quiet = true; break;
+		case 'W': {
+			int64_t v;
+
+			if (parse_i64(optarg, 0, LOCK_WAIT_MAX_S, &v))
+				FAIL("invalid --wait '%s' (0 to %d seconds)", optarg, LOCK_WAIT_MAX_S);
+			a->wait_s = (int)v;
+			break;
+		}
+		case 'N': a->wait_s = LOCK_NOWAIT; break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default: FAIL("unknown option '%s'", argv[optind - 1]);

@@ -7,6 +7,15 @@
 #include "cmd/cmd.h"
 #include "tracers/tracer.h"
 
+static int nkept;
+
+/* Whatever is kept is named, with why: "removed 0" alone hides a leftover. */
+static void say_kept(const char *what, const char *why)
+{
+	printf("kept %s: %s\n", what, why);
+	nkept++;
+}
+
 int cmd_cleanup(int argc, char **argv)
 {
 	int removed = 0;
@@ -14,16 +23,20 @@ int cmd_cleanup(int argc, char **argv)
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe events and tool\n"
-			     "directories left by a tracetax that was killed (SIGKILL); those of running\n"
-			     "ones stay.");
+			     "directories left by a tracetax that was killed (SIGKILL): those whose\n"
+			     "process is gone, or is a zombie its parent has not reaped yet. Those of\n"
+			     "a process that still runs stay, each named with the reason.");
 			return 0;
 		}
 		die_usage("unexpected argument '%s' (see 'tracetax cleanup --help')", argv[1]);
 	}
-	int tools = 0, rc = tracefs_cleanup_stale(&removed);
+	int tools = 0, rc = tracefs_cleanup_stale(&removed, say_kept);
 
-	if (tracers_cleanup_stale(&tools))
+	if (tracers_cleanup_stale(&tools, say_kept))
 		rc = -1;
-	printf("removed %d leftover item(s)\n", removed + tools);
+	printf("removed %d leftover item(s)", removed + tools);
+	if (nkept)
+		printf(", kept %d of a process that still runs", nkept);
+	putchar('\n');
 	return rc ? 1 : 0;
 }

@@ -42,8 +42,12 @@ bool cmd_want_colour(int setting, int fd);
 const char *cmd_find_load(void);
 /* A parser's error line, exit 2, with a hint at --help unless it has one. */
 __attribute__((__noreturn__)) void cmd_die_usage(const char *err, const char *hint);
-/* One measurement at a time on the machine (the lock): wait, or exit 2. */
-void cmd_take_lock(bool no_wait);
+/* One measurement at a time on the machine (the lock): wait up to @wait_s, or exit 2. */
+void cmd_take_lock(int wait_s);
+/* The default --wait ($TRACETAX_WAIT, else LOCK_WAIT_DEFAULT_S); exit 2 on a bad variable. */
+int cmd_wait_default(void);
+/* A --wait value, 0 to LOCK_WAIT_MAX_S seconds; -1 when it is not one. */
+int cmd_parse_wait(const char *s, int *wait_s);
 /* Signal handling, once per process: an experiment measures several times. */
 void cmd_signals_once(void);
 

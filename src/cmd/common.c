@@ -48,20 +48,44 @@ __attribute__((__noreturn__)) void cmd_die_usage(const char *err, const char *hi
 /*
  * One measurement at a time on the machine. Waiting is the default: two
  * CI jobs that meet on one runner both get correct figures, the second
- * later, instead of the second failing for its neighbour (--no-wait: exit
- * 2 at once). Interrupted while waiting, tracetax dies of the signal.
+ * later, instead of the second failing for its neighbour. The wait is
+ * bounded (--wait, LOCK_WAIT_DEFAULT_S): any local user can hold the lock,
+ * so it must not stall us forever; past it, or at once with --no-wait,
+ * exit 2 naming the holder. Interrupted while waiting, tracetax dies of the
+ * signal.
  */
-void cmd_take_lock(bool no_wait)
+void cmd_take_lock(int wait_s)
 {
-	char err[256];
+	char err[320];
 
-	if (!lock_acquire(no_wait ? LOCK_NOWAIT : LOCK_WAIT, signals_interrupted, err, sizeof(err)))
+	if (!lock_acquire(wait_s, signals_interrupted, err, sizeof(err)))
 		return;
 	if (signals_interrupted()) {
 		error("%s", err);
 		signals_reraise();
 	}
-	die_usage("%s%s", err, no_wait ? " (--no-wait)" : "");
+	die_usage("%s%s", err, wait_s == LOCK_NOWAIT ? " (--no-wait)" : " (--wait)");
+}
+
+int cmd_wait_default(void)
+{
+	int w = lock_wait_default();
+
+	if (w < 0)
+		die_usage("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
+			  LOCK_WAIT_MAX_S);
+	return w;
+}
+
+/* --wait SECONDS and --no-wait of list and clocks, as run has them; -1: bad value. */
+int cmd_parse_wait(const char *s, int *wait_s)
+{
+	int64_t v;
+
+	if (parse_i64(s, 0, LOCK_WAIT_MAX_S, &v))
+		return -1;
+	*wait_s = (int)v;
+	return 0;
 }
 
 /* Signal handling once per process: an experiment measures several times. */

@@ -331,8 +331,7 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 			ret = r;
 			break;
 		}
-		if (r > ret || (r == 1 && ret == 3))
-			ret = r;
+		ret = exit_worst(ret, r);
 	}
 	if (pf->nclaims && ret < 128)
 		claims_print(x.rows, pf->nclaims, quiet ? stderr : stdout);

@@ -1,10 +1,13 @@
 /* tracetax pair: two BPF probes back to back, the delay between them. */
 #include <stdio.h>
 
+#include "base/lock.h"
 #include "base/signals.h"
 #include "cmd/cmd.h"
 #include "cmd/session.h"
 #include "measure/pair.h"
+
+_Static_assert(LOCK_WAIT_DEFAULT_S == 600, "pair --help gives the default --wait");
 
 static const char usage_pair[] =
 	"usage: tracetax pair [options]\n"
@@ -25,7 +28,14 @@ static const char usage_pair[] =
 	"      --clock CLOCK       ktime (bpf_ktime_get_ns, default), boot, coarse\n"
 	"  -n, --iterations N      ops per thread; default 200000\n"
 	"      --json FILE         write the document ('-': stdout, no table)\n"
-	"  -q, --quiet             no progress lines\n";
+	"  -q, --quiet             no progress lines\n"
+	"      --wait SECONDS      another measurement holds the machine's lock: wait\n"
+	"                          at most SECONDS (default 600), then exit 2\n"
+	"      --no-wait           exit 2 at once when another measurement holds it\n"
+	"\n"
+	"The results store holds run documents only: a pair is not recorded there\n"
+	"(keep it with --json). Exit codes: 0 ok, 1 a cell failed, 2 usage or the\n"
+	"lock, 128+N interrupted by signal N.\n";
 
 int cmd_pair(int argc, char **argv)
 {

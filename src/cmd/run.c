@@ -4,8 +4,12 @@
 
 #include "base/signals.h"
 #include "cli/cli.h"
+#include "base/lock.h"
 #include "cmd/cmd.h"
 #include "cmd/session.h"
+
+/* its --help says so */
+_Static_assert(LOCK_WAIT_DEFAULT_S == 600, "run --help gives the default --wait");
 
 static const char usage_run[] =
 	"usage: tracetax run [options]\n"
@@ -54,8 +58,10 @@ static const char usage_run[] =
 	"      --color WHEN        auto, always, never (NO_COLOR is honoured)\n"
 	"      --latency           also time every call: percentiles and log2 histograms\n"
 	"                          per cell, from runs of their own after the reps\n"
-	"      --no-wait           another measurement holds the machine's lock: exit 2\n"
-	"                          at once (default: wait for it, saying for whom)\n"
+	"      --wait SECONDS      another measurement holds the machine's lock: wait\n"
+	"                          for it, saying for whom, at most SECONDS (default\n"
+	"                          600), then exit 2 naming its pid, command and user\n"
+	"      --no-wait           exit 2 at once when another measurement holds it\n"
 	"      --explain TRACER    after the table, what one event goes through with\n"
 	"                          TRACER (one of -t), a figure beside each step\n"
 	"  -q, --quiet             no progress lines (and no table with --json -)\n";

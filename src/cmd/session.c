@@ -8,6 +8,7 @@
 #include <tracefs.h>
 
 #include "base/atomic_file.h"
+#include "base/lock.h"
 #include "base/signals.h"
 #include "base/tracefs_util.h"
 #include "base/util.h"
@@ -35,14 +36,14 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 	if (table && a->explain[0])
 		output_explain(r, a->explain, table);
 	if (a->json_path && output_json_file(r, a->json_path))
-		*ret = EXIT_FAILED;
+		*ret = exit_worst(*ret, EXIT_FAILED);
 	if (a->csv_path && output_file(a->csv_path, NULL, r, output_csv))
-		*ret = EXIT_FAILED;
+		*ret = exit_worst(*ret, EXIT_FAILED);
 	if (a->markdown_path && output_file(a->markdown_path, NULL, r, output_markdown))
-		*ret = EXIT_FAILED;
+		*ret = exit_worst(*ret, EXIT_FAILED);
 	/* after the table: a store that fails costs the record, not the figures */
 	if (!a->no_store && cmd_record_run(a->store, r, a->quiet))
-		*ret = EXIT_FAILED;
+		*ret = exit_worst(*ret, EXIT_FAILED);
 }
 
 int run_measure(const struct run_args *a, run_hook hook, void *arg)
@@ -70,19 +71,19 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 	 * while a detached thread is still starting leaves LeakSanitizer a
 	 * half-built thread to report. Waiting needs the thread (Ctrl-C).
 	 */
-	if (a->no_wait)
-		cmd_take_lock(true);
+	if (a->wait_s == LOCK_NOWAIT)
+		cmd_take_lock(LOCK_NOWAIT);
 	cmd_signals_once();
-	if (!a->no_wait)
-		cmd_take_lock(false);
+	if (a->wait_s != LOCK_NOWAIT)
+		cmd_take_lock(a->wait_s);
 	/* a fresh machine may not have tracefs mounted: libtracefs mounts it */
 	tracefs_tracing_dir();
 	memset(&r, 0, sizeof(r));
-	tracefs_cleanup_stale(&removed);
+	tracefs_cleanup_stale(&removed, NULL);
 	if (removed)
 		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
 	removed = 0;
-	tracers_cleanup_stale(&removed);
+	tracers_cleanup_stale(&removed, NULL);
 	if (removed)
 		warning("removed %d tool directory(ies) left by a killed tracetax", removed);
 	environment_collect(&r.env);
@@ -111,8 +112,11 @@ int pair_measure(const struct pair_args *a, pair_hook hook, void *arg)
 		die("out of memory");
 	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
 		die_usage("%s", err);
+	if (a->wait_s == LOCK_NOWAIT)	/* before the signal thread: see run_measure */
+		cmd_take_lock(LOCK_NOWAIT);
 	cmd_signals_once();
-	cmd_take_lock(false);
+	if (a->wait_s != LOCK_NOWAIT)
+		cmd_take_lock(a->wait_s);
 	ret = pair_run(a, cmd_find_load(), r);
 	if (ret >= 128) {
 		error("interrupted by signal %d: probes detached, no results written", ret - 128);
@@ -120,7 +124,7 @@ int pair_measure(const struct pair_args *a, pair_hook hook, void *arg)
 		if (!a->json_path || strcmp(a->json_path, "-"))
 			output_pair_table(r, stdout);
 		if (a->json_path && output_pair_json(r, a->json_path))
-			ret = 1;
+			ret = exit_worst(ret, EXIT_FAILED);
 		if (hook)
 			hook(r, arg);
 	}

@@ -159,6 +159,18 @@ int cell_run_base(struct cell_ctx *x, struct load_result *res)
 	return run_once(x, NULL, res, &none);
 }
 
+int cell_keep_reps(struct cell_ctx *x, const char *step)
+{
+	struct cell *c = x->c;
+
+	if (c->status != CELL_FAILED || signals_interrupted())
+		return -1;
+	tracer_note(&x->t, "%s failed, the reps' figures stand: %s", step, c->reason);
+	c->status = CELL_OK;
+	c->reason[0] = '\0';
+	return -1;
+}
+
 int64_t cell_warmup(int64_t iterations)
 {
 	int64_t w = iterations / 10;
@@ -222,6 +234,11 @@ int cell_calibrate(struct cell_ctx *x, bool traced)
 		load_result_release(&res);
 		if (ns >= CALIBRATE_MIN_NS || n >= 1000000000) {
 			double per_op = ns / (double)n;
+
+			if (!(per_op > 0)) {	/* would divide --run-ms by zero */
+				cell_fail(x->c, "calibration: %lld ops reported %.0f ns", (long long)n, ns);
+				break;
+			}
 			int64_t want = (int64_t)((double)x->a->run_ms * 1e6 / per_op);
 
 			s->spec.iterations = want < 100 ? 100 : want;

@@ -52,6 +52,14 @@ int cell_run_traced(struct cell_ctx *x, struct load_result *res, struct tt_hits 
 int cell_run_base(struct cell_ctx *x, struct load_result *res);
 /* --latency pair @i: both runs with every call timed, into c->lat; 0, or -1 (cell failed). */
 int cell_latency(struct cell_ctx *x, int i);
+/*
+ * After the reps, @step (the --latency runs, the BPF-stats pass, the cost
+ * pairs) failed the cell: its reps' figures stand. The cell is ok again and
+ * the failure goes to its note ("the --latency runs failed, the reps'
+ * figures stand: ..."). Interrupted, the cell stays failed. Returns -1:
+ * later steps do not run.
+ */
+int cell_keep_reps(struct cell_ctx *x, const char *step);
 /* Warm-up iterations for a run of @iterations. */
 int64_t cell_warmup(int64_t iterations);
 

@@ -24,6 +24,7 @@
 #include "load/syscalls.h"
 #include "base/tracefs_util.h"
 #include "base/util.h"
+#include "results/results.h"
 #include "tracers/tracer.h"
 
 _Static_assert(PAIR_HIST_BUCKETS == HIST_BUCKETS, "bpf/pair.bpf.c buckets as src/base/hist.h");
@@ -372,7 +373,7 @@ int pair_run(const struct pair_args *a, const char *load_path, struct pair_resul
 	signals_doing(NULL);
 	if (signals_interrupted())
 		return 128 + signals_interrupted();
-	return failed;
+	return failed ? EXIT_FAILED : EXIT_OK;
 }
 
 void pair_release(struct pair_results *r)

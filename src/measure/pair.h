@@ -34,6 +34,7 @@ struct pair_args {
 	int64_t iterations;       /* per thread */
 	const char *json_path;
 	bool quiet, help;
+	int wait_s;               /* for the machine's lock (--wait); 0: --no-wait */
 };
 
 /* One (storage, threads): a run of the workload with the pair attached. */
@@ -63,7 +64,7 @@ struct pair_results {
 
 /* `tracetax pair` options; -1 and one line in @err on a mistake. */
 int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len);
-/* Every cell; 0, 1 when one failed, 128 + N when interrupted by signal N. */
+/* Every cell; EXIT_OK, EXIT_FAILED when one failed, 128 + N when interrupted by signal N. */
 int pair_run(const struct pair_args *a, const char *load_path, struct pair_results *r);
 void pair_release(struct pair_results *r);
 

@@ -74,13 +74,17 @@ static void measure_cost(struct cell_ctx *x, struct stats_cost *cost)
 	double d[COST_MAX_PAIRS];
 
 	signals_doing("measuring what BPF stats cost on '%s'", x->t.name);
+	x->t.phase = "stats-cost";
 	for (int i = 0; i < n; i++) {
 		double on, off;
 		bool on_first = i % 2 == 0;
 
 		if (cost_run(x, on_first, on_first ? &on : &off) ||
-		    cost_run(x, !on_first, on_first ? &off : &on))
+		    cost_run(x, !on_first, on_first ? &off : &on)) {
+			/* the next BPF cell tries again: cost->measured is still false */
+			cell_keep_reps(x, "the pairs measuring what BPF stats cost");
 			return;
+		}
 		d[i] = on - off;
 	}
 	snprintf(cost->tracer, sizeof(cost->tracer), "%s", x->c->tracer);
@@ -143,10 +147,18 @@ void progstats_pass(struct cell_ctx *x, struct stats_cost *cost)
 		tracer_note(&x->t, "no program time: %s", p->reason);
 		return;
 	}
+	x->t.phase = "stats-pass";
 	rc = pass_runs(x, p, per_run);
 	close(fd);
-	if (rc < 0)
+	if (rc < 0) {
+		/* what the pass counted is partial: no program time, and why */
+		snprintf(p->reason, sizeof(p->reason), "the BPF-stats pass failed: %s", x->c->reason);
+		p->run_cnt = 0;
+		p->run_ns = 0;
+		p->hits = p->events = 0;
+		cell_keep_reps(x, "the BPF-stats pass");
 		return;
+	}
 	if (!rc && p->run_cnt <= 0)
 		snprintf(x->t.err, sizeof(x->t.err), "the program did not run with stats on");
 	if (rc || p->run_cnt <= 0) {

@@ -108,6 +108,18 @@ static int run_latency(struct cell_ctx *x)
 	return 0;
 }
 
+/* The --latency runs; -1 when they failed (their figures dropped) or we were interrupted. */
+static int after_reps(struct cell_ctx *x)
+{
+	if (!x->c->lat)
+		return signals_interrupted() ? -1 : 0;
+	x->t.phase = "latency";
+	if (!run_latency(x))
+		return 0;
+	results_latency_drop(x->c);
+	return cell_keep_reps(x, "the --latency runs");
+}
+
 static void cell_init(struct cell *c, const struct plan_cell *pc, const struct measure_opts *a)
 {
 	snprintf(c->workload, sizeof(c->workload), "%s", pc->workload);
@@ -119,8 +131,9 @@ static void cell_init(struct cell *c, const struct plan_cell *pc, const struct m
 	c->precision_pct = a->precision;
 	c->ended_by = END_STOPPED;
 	c->cmd.events_per_run = c->cmd.exit_status = -1;
-	if (a->latency && !workload_find(pc->workload)->cmd)	/* a command has no loop to time */
-		c->lat = results_latency_new();
+	if (a->latency && !workload_find(pc->workload)->cmd &&	/* a command has no loop to time */
+	    !(c->lat = results_latency_new()))
+		cell_fail(c, "out of memory");
 }
 
 /* Up to the reps: is the tracer there, what does it need, how long is a run. */
@@ -186,11 +199,15 @@ static void cell_run(struct cell *c, const struct plan_cell *pc, const struct me
 	cell_init(c, pc, a);
 	x.base.spec.tsc_hz = x.traced.spec.tsc_hz = tsc_hz;
 	watch_begin(&x);
-	if (!cell_prepare(&x, load_path) && !cell_setup(&x)) {
-		/* after the reps, apart from them: neither timing every call nor BPF
-		 * stats may touch their figures */
-		if (!run_reps(&x) && (!c->lat || !run_latency(&x)))
+	if (c->status == CELL_OK && !cell_prepare(&x, load_path) && !cell_setup(&x)) {
+		/*
+		 * After the reps, apart from them: neither timing every call nor
+		 * BPF stats may touch their figures, and a failure there costs
+		 * only what that step would have added (cell_keep_reps).
+		 */
+		if (!run_reps(&x) && !after_reps(&x))
 			progstats_pass(&x, cost);
+		x.t.phase = NULL;
 		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x.t.note);
 		cell_teardown(&x);
 	}
@@ -248,5 +265,5 @@ int runner_run(const struct plan *p, const struct measure_opts *a, const char *l
 	signals_doing(NULL);
 	if (signals_interrupted())
 		return 128 + signals_interrupted();
-	return failed ? EXIT_FAILED : disturbed ? EXIT_DISTURBED : EXIT_OK;
+	return exit_worst(failed ? EXIT_FAILED : EXIT_OK, disturbed ? EXIT_DISTURBED : EXIT_OK);
 }

@@ -1,6 +1,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "base/signals.h"
 #include "load/workloads.h"
 #include "output/list.h"
 #include "measure/plan.h"
@@ -15,6 +16,11 @@ static int probe(const char *name, char *reason, size_t len)
 	struct tracer t;
 	char err[256];
 
+	/* interrupted: probe no more, create nothing more (the caller dies of the signal) */
+	if (signals_interrupted()) {
+		snprintf(reason, len, "not probed: interrupted");
+		return TT_SKIP;
+	}
 	if (tracer_init(&t, name, tt_syscall_find("getpid"), err, sizeof(err))) {
 		snprintf(reason, len, "%s", err);
 		return TT_FAIL;

@@ -307,6 +307,20 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	free(base);
 }
 
+int exit_worst(int a, int b)
+{
+	static const int rank[] = { [EXIT_OK] = 0, [EXIT_FAILED] = 1, [EXIT_USAGE] = 3,
+				    [EXIT_DISTURBED] = 2 };
+
+	if (a >= 128 || b >= 128)
+		return a >= 128 ? a : b;
+	if (a < 0 || a > EXIT_DISTURBED)
+		return a;	/* not an outcome of ours: kept */
+	if (b < 0 || b > EXIT_DISTURBED)
+		return b;
+	return rank[b] > rank[a] ? b : a;
+}
+
 const struct noise_floor *results_floor(const struct results *r, const struct cell *c)
 {
 	for (int i = 0; i < r->nfloors; i++)

@@ -31,6 +31,16 @@ const char *cell_end_phrase(enum cell_end e);
 /* Exit codes of `tracetax run` (also in --help and the README). */
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_DISTURBED = 3 };
 
+/*
+ * The exit code of two outcomes together, the same everywhere (run, pair,
+ * an experiment's sections): interrupted (128+N, the first) over disturbed
+ * (3) over failed (1) over ok. Disturbed wins over failed: another tracer
+ * during the run can itself be why a cell failed, and its remedy -- run
+ * again when the machine is quiet -- comes first; the failed cells are in
+ * the table and the document either way.
+ */
+int exit_worst(int a, int b);
+
 /* One workload thread: in a rep, its two runs; in a cell, means over reps. */
 struct thread_fig {
 	int cpu;                  /* the CPU it was pinned to; -1: none */
@@ -283,7 +293,10 @@ const struct noise_floor *results_floor(const struct results *r, const struct ce
 /* results_dist.c: per-thread figures, spread, throughput, latency. */
 void results_finish_threads(struct cell *c);
 void results_finish_latency(struct cell *c);
+/* NULL when out of memory. */
 struct cell_latency *results_latency_new(void);
+/* c->lat freed and NULL: latency runs that did not all complete say nothing. */
+void results_latency_drop(struct cell *c);
 void results_release_cell(struct cell *c);
 
 #endif

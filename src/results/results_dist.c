@@ -91,8 +91,12 @@ struct cell_latency *results_latency_new(void)
 {
 	struct cell_latency *l = calloc(1, sizeof(*l));
 
-	if (!l || !(l->base = malloc(sizeof(*l->base))) || !(l->traced = malloc(sizeof(*l->traced))))
-		die("out of memory");
+	if (!l || !(l->base = malloc(sizeof(*l->base))) || !(l->traced = malloc(sizeof(*l->traced)))) {
+		if (l)
+			free(l->base);
+		free(l);
+		return NULL;
+	}
 	hist_init(l->base);
 	hist_init(l->traced);
 	l->timing_cost_ns = NAN;
@@ -116,13 +120,18 @@ void results_release_cell(struct cell *c)
 		free(c->reps[i].threads);
 	free(c->reps);
 	free(c->per_thread);
+	results_latency_drop(c);
+	c->reps = NULL;
+	c->per_thread = NULL;
+	c->nreps = 0;
+}
+
+void results_latency_drop(struct cell *c)
+{
 	if (c->lat) {
 		free(c->lat->base);
 		free(c->lat->traced);
 		free(c->lat);
 	}
-	c->reps = NULL;
-	c->per_thread = NULL;
 	c->lat = NULL;
-	c->nreps = 0;
 }

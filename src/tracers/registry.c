@@ -16,8 +16,8 @@ const struct tracer_ops *const tracer_table[] = {
 	NULL,
 };
 
-int tracers_cleanup_stale(int *removed)
+int tracers_cleanup_stale(int *removed, owner_kept_fn kept)
 {
 	/* an LTTng session daemon's files are listed in its directory */
-	return workdir_cleanup_stale(removed, lttng_cleanup_stale);
+	return workdir_cleanup_stale(removed, lttng_cleanup_stale, kept);
 }

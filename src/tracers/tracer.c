@@ -159,8 +159,9 @@ int tracer_supported(const struct tracer *t, char *reason, size_t len)
 
 /*
  * TRACETAX_FAULT=NAME@OP[,NAME@OP...]: NAME a full tracer name
- * ("bpf:tp/count", "ptrace:all"), OP one of setup, spawned, start, stop, or
- * a fault a tracer reads itself (tracer_fault()).
+ * ("bpf:tp/count", "ptrace:all"), OP one of setup, spawned, start, stop,
+ * stop-in-<phase> (a run after the reps: phase latency, stats-pass or
+ * stats-cost, t->phase), or a fault a tracer reads itself (tracer_fault()).
  */
 int tracer_fault(const struct tracer *t, const char *op)
 {
@@ -212,7 +213,14 @@ int tracer_start(struct tracer *t, pid_t pid)
 
 int tracer_stop(struct tracer *t, struct tt_hits *out)
 {
-	return fault(t, "stop", t->ops->stop ? t->ops->stop(t, out) : TT_OK);
+	int rc = fault(t, "stop", t->ops->stop ? t->ops->stop(t, out) : TT_OK);
+	char op[48];
+
+	if (t->phase) {	/* "stop-in-latency": a run after the reps fails */
+		snprintf(op, sizeof(op), "stop-in-%s", t->phase);
+		rc = fault(t, op, rc);
+	}
+	return rc;
 }
 
 int tracer_prog_stats(struct tracer *t, struct tt_prog_stats *out)

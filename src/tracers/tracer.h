@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/owner.h"
 #include "load/syscalls.h"
 
 #define TT_REASON_MAX 256
@@ -156,6 +157,12 @@ struct tracer {
 	 * adds it, and the core puts it in the cell's note and its JSON.
 	 */
 	char note[TT_REASON_MAX];
+	/*
+	 * After the reps, the step under way ("latency", "stats-pass",
+	 * "stats-cost"); NULL during them. Only for TRACETAX_FAULT's
+	 * "stop-in-<phase>": a failure there must not cost the reps' figures.
+	 */
+	const char *phase;
 };
 
 /* Registry (tracers/registry.c). */
@@ -210,9 +217,10 @@ void tracer_place_self(const struct tracer *t);
 /*
  * What the tracers of a tracetax killed by SIGKILL left behind that is not
  * a tracefs instance (the tools' working directories, LTTng's daemon
- * files): removed when their owner is gone. @removed counts them.
+ * files): removed when their owner is gone. @removed counts them; @kept
+ * (may be NULL) hears of each one kept, and why.
  */
-int tracers_cleanup_stale(int *removed);
+int tracers_cleanup_stale(int *removed, owner_kept_fn kept);
 
 /*
  * Loading BPF outside a tracer (measure/pair.c, measure/syscheck.c): the

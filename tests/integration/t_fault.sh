@@ -33,3 +33,49 @@ PY
 	echo "$tracer: setup, spawned, start, stop faults: failed, torn down, next cell ok"
 done
 [ "$tested" -gt 0 ] || skip "none of the tracers this test breaks is available"
+
+# A failure after the reps -- the --latency runs, the BPF-stats pass, the
+# pairs measuring what stats cost -- costs what that step adds, not the
+# reps' figures: the cell stays ok with its overhead, and its note says
+# what failed. (It ended failed, its figures null.)
+t=bpf:tp/count
+if available "$t" | grep -q .; then
+	for phase in latency stats-pass stats-cost; do
+		extra=
+		[ "$phase" = latency ] && extra=--latency
+		TRACETAX_FAULT="$t@stop-in-$phase" "$TT" run -q -t "$t" -n 3000 --reps 2 $extra \
+			--json "$TMP/p.json" >"$TMP/out" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] || fail "$t@stop-in-$phase: exit $rc, want 0: $(cat "$TMP/out")"
+		python3 tests/validate_json.py "$TMP/p.json" || fail "$t@stop-in-$phase: schema"
+		python3 - "$TMP/p.json" "$phase" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+phase = sys.argv[2]
+c = d["cells"][0]
+bad = []
+if c["status"] != "ok" or c["reason"]:
+    bad.append("cell %s: %s" % (c["status"], c["reason"]))
+if not c["overhead_ns_per_event"] or c["overhead_ns_per_event"]["mean"] is None or c["reps"] != 2:
+    bad.append("the reps' overhead is gone: %d reps, %s" % (c["reps"], c["overhead_ns_per_event"]))
+note = c["note"] or ""
+step = {"latency": "the --latency runs failed", "stats-pass": "the BPF-stats pass failed",
+        "stats-cost": "the pairs measuring what BPF stats cost failed"}[phase]
+if step + ", the reps' figures stand: " not in note or "fault injected" not in note:
+    bad.append("the note does not say what failed: %r" % note)
+if phase == "latency" and c.get("latency") is not None:
+    bad.append("half the latency runs kept: %s" % c["latency"])
+if phase == "stats-pass" and c["program"]["ns_per_run"] is not None:
+    bad.append("program time from a failed pass: %s" % c["program"])
+if phase == "stats-cost" and d["bpf_stats_cost"] is not None:
+    bad.append("a stats cost from failed pairs: %s" % d["bpf_stats_cost"])
+if phase == "stats-cost" and c["program"]["ns_per_run"] is None:
+    bad.append("the pass before the cost pairs lost its figure: %s" % c["program"])
+for b in bad:
+    print("FAIL: %s: %s" % (phase, b))
+sys.exit(1 if bad else 0)
+PY
+		assert_clean
+		echo "$t@stop-in-$phase: ok, reps kept, note: $(json_get "$TMP/p.json" 'd["cells"][0]["note"]')"
+	done
+fi

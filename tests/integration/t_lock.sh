@@ -26,12 +26,29 @@ grep -q "another measurement is running: pid $a " "$TMP/b.err" || fail "B does n
 [ -e "$TMP/b.json" ] && fail "B wrote results"
 echo "B: $(cat "$TMP/b.err")"
 
+# Anybody can hold the lock: a waiter gives up after --wait, naming the
+# holder's pid, command and user, instead of waiting forever.
+start=$(date +%s%N)
+"$TT" run -t perf:count --wait 1 --json "$TMP/w.json" >"$TMP/w.out" 2>"$TMP/w.err"
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$rc" = 2 ] || fail "--wait 1 while A runs: exit $rc, want 2: $(cat "$TMP/w.err")"
+grep -q "gave up after waiting 1 s: another measurement is running: pid $a (.*run.*), user root (--wait)\$" \
+	"$TMP/w.err" || fail "the waiter does not name A ($a), its command and user: $(cat "$TMP/w.err")"
+[ "$ms" -ge 900 ] && [ "$ms" -lt 5000 ] || fail "--wait 1 gave up after $ms ms"
+[ -e "$TMP/w.json" ] && fail "the waiter wrote results"
+"$TT" list --wait 1 >"$TMP/l.out" 2>"$TMP/l.err"
+rc=$?
+[ "$rc" = 2 ] && grep -q "gave up after waiting 1 s: .*pid $a " "$TMP/l.err" ||
+	fail "list --wait 1 while A runs: exit $rc: $(cat "$TMP/l.err")"
+echo "W: $(tail -1 "$TMP/w.err")"
+
 "$TT" run -t perf:count,bpf:rawtp/count --reps 2 --run-ms 50 --json "$TMP/c.json" \
 	>"$TMP/c.out" 2>"$TMP/c.err" &
 c=$!
 wait "$a" || fail "run A exited $?: $(tail -5 "$TMP/a.err")"
 wait "$c" || fail "run C exited $?: $(tail -5 "$TMP/c.err")"
-grep -q "waiting for another measurement to end: .*pid $a " "$TMP/c.err" ||
+grep -q "waiting up to [0-9]* s for another measurement to end: .*pid $a " "$TMP/c.err" ||
 	fail "C did not say it waits for A: $(head -3 "$TMP/c.err")"
 echo "C: $(grep waiting "$TMP/c.err")"
 python3 - "$TMP/a.json" "$TMP/c.json" <<'PY' || exit 1

@@ -3,9 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "base/lock.h"
 #include "cli/cli.h"
 
 static int parse(struct run_args *a, char *err, const char *first, ...)
@@ -141,15 +143,28 @@ static void test_precision(void **state)
 	assert_true(a.m.precision == 3);
 	assert_int_equal(a.m.max_time_s, CLI_DEFAULT_MAX_TIME_S);
 	assert_false(a.dry_run);
-	assert_false(a.no_wait);
+	assert_int_equal(a.wait_s, LOCK_WAIT_DEFAULT_S);	/* bounded by default */
+	assert_true(a.wait_s > 0);
 	cli_release(&a);
 	assert_int_equal(parse(&a, err, "--precision", "2.5%", "--max-time", "60", "--dry-run",
 			       "--no-wait", NULL), 0);
 	assert_true(a.m.precision == 2.5);
 	assert_int_equal(a.m.max_time_s, 60);
 	assert_true(a.dry_run);
-	assert_true(a.no_wait);
+	assert_int_equal(a.wait_s, LOCK_NOWAIT);
 	cli_release(&a);
+	assert_int_equal(parse(&a, err, "--wait", "30", NULL), 0);
+	assert_int_equal(a.wait_s, 30);
+	cli_release(&a);
+	setenv(TT_WAIT_ENV, "5", 1);	/* another default, for a shared CI runner */
+	assert_int_equal(parse(&a, err, NULL), 0);
+	assert_int_equal(a.wait_s, 5);
+	cli_release(&a);
+	setenv(TT_WAIT_ENV, "soon", 1);
+	expect_error("invalid TRACETAX_WAIT 'soon'", "-n", "1000");
+	unsetenv(TT_WAIT_ENV);
+	expect_error("invalid --wait 'x'", "--wait", "x");
+	expect_error("invalid --wait '-1'", "--wait", "-1");
 	expect_error("invalid --precision '0'", "--precision", "0");
 	expect_error("invalid --precision '3pc'", "--precision", "3pc");
 	expect_error("--max-time is the budget of --precision", "--max-time", "60");

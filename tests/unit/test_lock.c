@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -113,7 +114,9 @@ static void test_child_fails_while_held(void **state)
 	umask(old);
 	assert_int_equal(lock_acquire(LOCK_NOWAIT, NULL, err, sizeof(err)), 0);	/* again: held */
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0666);	/* whatever the umask */
+	/* whatever the umask; nobody but its creator may write it (a user who can
+	 * read it still takes the lock, on a read-only fd) */
+	assert_int_equal(st.st_mode & 0777, 0644);
 	assert_int_equal(holder_start(&h, 0, report, sizeof(report)), 0);
 	snprintf(want, sizeof(want), "another measurement is running: pid %d (", (int)getpid());
 	assert_int_equal(strncmp(report, want, strlen(want)), 0);
@@ -171,7 +174,7 @@ static void test_wait(void **state)
 	(void)state;
 	assert_int_equal(holder_start(&h, 0, report, sizeof(report)), 0);
 	polls = 0;
-	assert_int_equal(lock_acquire(LOCK_WAIT, interrupt_at_third, err, sizeof(err)), -1);
+	assert_int_equal(lock_acquire(60, interrupt_at_third, err, sizeof(err)), -1);
 	assert_int_equal(polls, 3);
 	assert_non_null(strstr(err, "interrupted while waiting"));
 	/* the holder ends after ~300 ms: the waiter then gets it */
@@ -182,7 +185,7 @@ static void test_wait(void **state)
 		_exit(0);
 	}
 	polls = 0;
-	assert_int_equal(lock_acquire(LOCK_WAIT, never, err, sizeof(err)), 0);
+	assert_int_equal(lock_acquire(60, never, err, sizeof(err)), 0);
 	assert_true(polls >= 1);
 	waitpid(killer, NULL, 0);
 	assert_int_equal(holder_stop(&h), 128 + SIGKILL);
@@ -241,6 +244,111 @@ static void test_readonly_user(void **state)
 	unlink(path);
 }
 
+/*
+ * Anybody may hold the lock (read access is enough): a waiter gives up
+ * after its --wait, and names who holds it, pid, command and user.
+ */
+static void test_wait_bounded(void **state)
+{
+	char err[320], report[256], want[128];
+	struct holder h;
+	uint64_t t0;
+	struct timespec ts;
+	int uid = getuid() == 0 ? 65534 : 0;	/* another user when we can be one */
+
+	(void)state;
+	unlink(path);
+	if (uid) {	/* root's file, 0644: the other user locks it read-only */
+		char err0[256];
+
+		assert_int_equal(lock_acquire(LOCK_NOWAIT, NULL, err0, sizeof(err0)), 0);
+		lock_release();
+	}
+	assert_int_equal(holder_start(&h, (uid_t)uid, report, sizeof(report)), 0);
+	assert_string_equal(report, "held");
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	polls = 0;
+	assert_int_equal(lock_acquire(1, never, err, sizeof(err)), -1);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* about one second: not at once, not forever */
+	assert_true((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 - t0 >= 900);
+	assert_true(polls >= 5);
+	snprintf(want, sizeof(want), "gave up after waiting 1 s: another measurement is running: "
+		 "pid %d (", (int)h.pid);
+	assert_int_equal(strncmp(err, want, strlen(want)), 0);
+	assert_non_null(strstr(err, "test_lock"));
+	assert_non_null(strstr(err, uid ? "), user nobody" : "), user "));
+	assert_int_equal(holder_stop(&h), 0);
+	unlink(path);
+}
+
+/* Never through a symbolic link: a user could point root's lock at any file. */
+static void test_symlink_refused(void **state)
+{
+	char err[320], target[80];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	unlink(path);
+	snprintf(target, sizeof(target), "%s/victim", dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "precious\n", 9), 9);
+	close(fd);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(lock_acquire(LOCK_NOWAIT, NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is a symbolic link: refusing it"));
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, 9);	/* not truncated, not written */
+	unlink(path);
+	unlink(target);
+	/* a dangling one is not followed to create a file either */
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(lock_acquire(LOCK_NOWAIT, NULL, err, sizeof(err)), -1);
+	assert_int_equal(stat(target, &st), -1);
+	unlink(path);
+}
+
+/* A FIFO in its place does not hang the open; it is refused. */
+static void test_fifo_refused(void **state)
+{
+	char err[320];
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0666), 0);
+	alarm(10);	/* a hang fails the test instead of stalling it */
+	assert_int_equal(lock_acquire(LOCK_NOWAIT, NULL, err, sizeof(err)), -1);
+	alarm(0);
+	assert_non_null(strstr(err, "is not a regular file"));
+	unlink(path);
+}
+
+/* Root does not lock, truncate and write a file another user owns. */
+static void test_foreign_owner_refused(void **state)
+{
+	char err[320];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	if (getuid() != 0)
+		skip();
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "theirs\n", 7), 7);
+	assert_int_equal(fchown(fd, 65534, 65534), 0);
+	close(fd);
+	assert_int_equal(lock_acquire(LOCK_NOWAIT, NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is owned by uid 65534, not root: refusing it"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 7);	/* left as it was */
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +358,10 @@ int main(void)
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_cloexec),
 		cmocka_unit_test(test_readonly_user),
+		cmocka_unit_test(test_wait_bounded),
+		cmocka_unit_test(test_symlink_refused),
+		cmocka_unit_test(test_fifo_refused),
+		cmocka_unit_test(test_foreign_owner_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
