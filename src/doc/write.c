@@ -275,17 +275,94 @@ static json_t *results_json(const struct results *r)
 	return doc;
 }
 
+/*
+ * The shortest decimal that reads back as the same double, as jansson
+ * spells a real (no '+' or leading zeros in the exponent, ".0" when it
+ * would read as an integer): 95.8, not 95.799999999999997, yet every bit
+ * kept. 15 digits alone are not enough: 3.1449999999999996 would come back
+ * as 3.145, and show would print 3.15 where run printed 3.14.
+ */
+static void put_real(FILE *f, double v)
+{
+	char buf[40], *e, *d;
+
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	e = strchr(buf, 'e');
+	if (e) {	/* 1e-09 -> 1e-9, 1.5e+16 -> 1.5e16 */
+		bool neg = e[1] == '-';
+
+		d = e + 1 + (e[1] == '+' || e[1] == '-');
+		while (*d == '0' && d[1])
+			d++;
+		fwrite(buf, 1, (size_t)(e + 1 - buf), f);
+		if (neg)
+			fputc('-', f);
+		fputs(d, f);
+		return;
+	}
+	fputs(buf, f);
+	if (!strchr(buf, '.'))	/* NaN and infinities never come: num() makes them null */
+		fputs(".0", f);
+}
+
+/*
+ * jansson prints every real at one precision; the document's are 17
+ * digits (exact), rewritten here to their shortest exact spelling. Only
+ * numbers outside strings that have a '.' or an exponent are reals.
+ */
+static char *shortest_reals(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	bool in_str = false;
+
+	if (!f)
+		die("out of memory");
+	while (*s) {
+		if (in_str) {
+			if (*s == '\\' && s[1]) {
+				fputc(*s++, f);
+			} else if (*s == '"') {
+				in_str = false;
+			}
+			fputc(*s++, f);
+		} else if (*s == '"') {
+			in_str = true;
+			fputc(*s++, f);
+		} else if (*s == '-' || (*s >= '0' && *s <= '9')) {
+			size_t n = strspn(s, "0123456789+-.eE");
+
+			if (memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n))
+				put_real(f, strtod(s, NULL));
+			else
+				fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			fputc(*s++, f);
+		}
+	}
+	if (fclose(f) || !out)
+		die("out of memory");
+	return out;
+}
+
 char *output_json_string(const struct results *r)
 {
 	json_t *doc = results_json(r);
-	/* 15 significant digits: 95.8, not 95.799999999999997; far finer than
-	 * any timing we make, and readable by a human checking a figure */
-	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	char *out;
 
 	json_decref(doc);
 	if (!s)
 		die("out of memory");
-	return s;
+	out = shortest_reals(s);
+	free(s);
+	return out;
 }
 
 static int write_all(int fd, const char *s, size_t len)
