@@ -1,12 +1,14 @@
 /* The claims of a plan beside today's figures (planfile.h, claims.h). */
 #include <math.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "cli/claims.h"
 #include "base/hist.h"
 #include "measure/pair.h"
 #include "results/results.h"
 #include "tracers/tracer.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 static void row_init(const struct planfile *pf, int i, struct claim_row *row)
@@ -240,6 +242,16 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* JSON holds UTF-8 only: a plan file's words or a cell's reason may not be */
+static json_t *str(const char *s)
+{
+	char *v = utf8_scrubbed(s);
+	json_t *o = json_string(v);
+
+	free(v);
+	return o;
+}
+
 json_t *claims_json(const struct claim_row *rows, int n)
 {
 	json_t *a;
@@ -252,14 +264,14 @@ json_t *claims_json(const struct claim_row *rows, int n)
 		const struct pf_claim *c = r->c;
 		bool ci = r->have && isfinite(r->ci95[0]) && isfinite(r->ci95[1]);
 
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:f, s:s, s:o, s:o, s:o, s:s, s:o, s:o}",
-			"experiment", r->pf->name, "claim", c->text, "source", c->source,
-			"original", c->was, "unit", c->unit,
+		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:s, s:o, s:o}",
+			"experiment", str(r->pf->name), "claim", str(c->text), "source", str(c->source),
+			"original", c->was, "unit", str(c->unit),
 			"today", r->have ? json_real(r->value) : json_null(),
 			"today_ci95", ci ? json_pack("[f, f]", r->ci95[0], r->ci95[1]) : json_null(),
 			"ratio", num_or_null(r->ratio), "field", pf_field_names[c->field],
-			"cell", r->have ? json_string(r->cell) : json_null(),
-			"reason", r->have ? json_null() : json_string(r->why)));
+			"cell", r->have ? str(r->cell) : json_null(),
+			"reason", r->have ? json_null() : str(r->why)));
 	}
 	return a;
 }

@@ -132,6 +132,28 @@ static void test_round_trip_digits(void **state)
 	}
 }
 
+/* A tool's last words that are not UTF-8 (\377\376): the document is still
+ * written, the bytes replaced by U+FFFD, the rest readable (defect 5). */
+static void test_not_utf8(void **state)
+{
+	struct results r;
+	struct doc d;
+	char err[512], *text;
+
+	(void)state;
+	fake_results(&r, 4, 0);
+	snprintf(r.cells[2].reason, sizeof(r.cells[2].reason), "tool said: \377\376 bad");
+	snprintf(r.env.hostname, sizeof(r.env.hostname), "box\xc3");
+	text = output_json_string(&r);
+	assert_non_null(text);
+	assert_int_equal(parse(&d, text, err, sizeof(err)), 0);
+	assert_string_equal(d.r.cells[2].reason, "tool said: \xef\xbf\xbd\xef\xbf\xbd bad");
+	assert_string_equal(d.r.env.hostname, "box\xef\xbf\xbd");
+	free(text);
+	doc_release(&d);
+	results_release(&r);
+}
+
 /* @fn changes @base; the reader must refuse it at @where. */
 static void refused_in(const char *base, void (*fn)(json_t *d), const char *where, const char *what)
 {
@@ -524,6 +546,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_round_trip_digits),
+		cmocka_unit_test(test_not_utf8),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_refused_text),
 		cmocka_unit_test(test_tolerant),
