@@ -46,6 +46,12 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
+	/*
+	 * Whole lines on stdout: `tracetax run > log 2>&1` must not have a
+	 * progress or store line of stderr land in the middle of a table row,
+	 * which a block-buffered stdout cuts wherever its buffer fills.
+	 */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getenv("TRACETAX_VERBOSE"))
 		tt_verbose = 1;
 	/*

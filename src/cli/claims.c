@@ -1,12 +1,14 @@
 /* The claims of a plan beside today's figures (planfile.h, claims.h). */
 #include <math.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "cli/claims.h"
 #include "base/hist.h"
 #include "measure/pair.h"
 #include "results/results.h"
 #include "tracers/tracer.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 static void row_init(const struct planfile *pf, int i, struct claim_row *row)

@@ -376,6 +376,9 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		FAIL("unexpected argument '%s'", argv[optind]);
 	if (a->store && a->no_store)
 		FAIL("--store and --no-store: give one");
+	if ((a->json_path && !strcmp(a->json_path, "-")) + (a->csv_path && !strcmp(a->csv_path, "-")) +
+	    (a->markdown_path && !strcmp(a->markdown_path, "-")) > 1)
+		FAIL("only one of --json, --csv and --markdown can go to stdout ('-')");
 	if ((a->m.tool_ready || a->m.tool_hits) && !has_cmd(a))
 		FAIL("--ready and --hits are for cmd: tracers: give one with -t cmd:'...'");
 	if (a->m.max_time_s && a->m.precision <= 0)

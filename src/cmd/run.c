@@ -45,10 +45,11 @@ static const char usage_run[] =
 	"      --tracer-cpu WHERE  where a tracer the workload waits on runs (ptrace\n"
 	"                          helper, seccomp supervisor): same CPU as the\n"
 	"                          workload (default, reproducible), other, any\n"
-	"      --json FILE         write the results document (schema: docs/schema.md);\n"
-	"                          '-': to stdout, and the table to stderr\n"
+	"      --json FILE         write the results document (schema: docs/schema.md)\n"
 	"      --csv FILE          also write the table as CSV, one row per cell\n"
 	"      --markdown FILE     also write it as a Markdown table\n"
+	"                          (of these three, one FILE may be '-': stdout, and\n"
+	"                          then the table goes to stderr)\n"
 	"      --store PATH        record the run in this results store (default:\n"
 	"                          $TRACETAX_DB, else $XDG_DATA_HOME/tracetax/results.db,\n"
 	"                          else ~/.local/share/tracetax/results.db)\n"
@@ -64,7 +65,7 @@ static const char usage_run[] =
 	"      --no-wait           exit 2 at once when another measurement holds it\n"
 	"      --explain TRACER    after the table, what one event goes through with\n"
 	"                          TRACER (one of -t), a figure beside each step\n"
-	"  -q, --quiet             no progress lines (and no table with --json -)\n";
+	"  -q, --quiet             no progress lines (and no table with an export to '-')\n";
 
 int cmd_run(int argc, char **argv)
 {

@@ -27,9 +27,12 @@
 
 static void run_output(const struct run_args *a, const struct results *r, int *ret)
 {
-	/* --json -: stdout holds the document alone; the table goes to stderr */
-	bool json_out = a->json_path && !strcmp(a->json_path, "-");
-	FILE *table = json_out ? (a->quiet ? NULL : stderr) : stdout;
+	/* --json -, --csv -, --markdown -: stdout holds the export alone; the
+	 * table goes to stderr (nowhere with -q) */
+	bool export_out = (a->json_path && !strcmp(a->json_path, "-")) ||
+			  (a->csv_path && !strcmp(a->csv_path, "-")) ||
+			  (a->markdown_path && !strcmp(a->markdown_path, "-"));
+	FILE *table = export_out ? (a->quiet ? NULL : stderr) : stdout;
 
 	if (table)
 		output_table(r, table, cmd_want_colour(a->colour, fileno(table)));

@@ -10,18 +10,37 @@
 
 #include <jansson.h>
 
-#include "base/json_num.h"
-#include "doc/write.h"
-#include "cli/claims.h"
-#include "results/results.h"
 #include "base/atomic_file.h"
+#include "base/json_num.h"
+#include "base/utf8.h"
+#include "cli/claims.h"
+#include "doc/write.h"
+#include "results/results.h"
 #include "base/util.h"
 
 #define SCHEMA_VERSION 3
 
+/*
+ * Every string of the document goes through here: JSON is UTF-8, and
+ * jansson returns NULL for anything else (a tool's last words in Latin-1,
+ * a command line, a host name), which would lose the whole document.
+ */
+static json_t *str(const char *s)
+{
+	char *v;
+	json_t *o;
+
+	if (utf8_valid(s))
+		return json_string(s);
+	v = utf8_scrubbed(s);
+	o = json_string(v);
+	free(v);
+	return o;
+}
+
 static json_t *str_or_null(const char *s)
 {
-	return s[0] ? json_string(s) : json_null();
+	return s[0] ? str(s) : json_null();
 }
 
 static json_t *count_or_null(int64_t v)
@@ -43,23 +62,23 @@ static json_t *seed_json(uint64_t seed)
 
 static json_t *env_json(const struct environment *e)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
-			 "kernel", e->kernel, "kernel_version", e->kernel_version,
-			 "arch", e->arch, "cpu_model", e->cpu_model, "cpus", e->cpus,
-			 "clocksource", e->clocksource, "virtualization", e->virtualization,
-			 "mitigations", e->mitigations, "governor", e->governor,
-			 "tracetax_version", e->tracetax_version, "hostname", e->hostname,
-			 "started", e->started, "other_tracers", e->other_tracers,
-			 "tools", e->tools);
+	return json_pack("{s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "kernel", str(e->kernel), "kernel_version", str(e->kernel_version),
+			 "arch", str(e->arch), "cpu_model", str(e->cpu_model), "cpus", e->cpus,
+			 "clocksource", str(e->clocksource), "virtualization", str(e->virtualization),
+			 "mitigations", str(e->mitigations), "governor", str(e->governor),
+			 "tracetax_version", str(e->tracetax_version), "hostname", str(e->hostname),
+			 "started", str(e->started), "other_tracers", str(e->other_tracers),
+			 "tools", str(e->tools));
 }
 
 static json_t *options_json(const struct run_options *o)
 {
-	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:s, s:o, s:o, s:b, s:o}",
+	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
 			 "reps", o->reps, "run_ms", o->run_ms,
 			 "iterations", (json_int_t)o->iterations,
 			 "seed", seed_json(o->seed), "target", str_or_null(o->target),
-			 "tracer_cpu", o->tracer_cpu[0] ? o->tracer_cpu : "same",
+			 "tracer_cpu", str(o->tracer_cpu[0] ? o->tracer_cpu : "same"),
 			 "precision_pct", o->precision > 0 ? json_real(o->precision) : json_null(),
 			 "max_time_s", o->max_time_s ? json_integer(o->max_time_s) : json_null(),
 			 "latency", o->latency,
@@ -160,11 +179,11 @@ static json_t *prog_json(const struct cell *c)
 static json_t *cell_json(const struct cell *c)
 {
 	json_t *runs = json_array();
-	json_t *o = json_pack("{s:s, s:s, s:o, s:i, s:s, s:o, s:s, s:o, s:b, s:I, s:I, s:I, s:I, s:i, "
+	json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:o, s:o, s:s, s:o, s:b, s:I, s:I, s:I, s:I, s:i, "
 			      "s:I, s:o, s:I, s:o}",
-			      "workload", c->workload, "tracer", c->tracer,
+			      "workload", str(c->workload), "tracer", str(c->tracer),
 			      "target", str_or_null(c->target), "threads", c->threads,
-			      "id", c->id, "seed", seed_json(c->seed),
+			      "id", str(c->id), "seed", seed_json(c->seed),
 			      "status", cell_status_name(c->status), "reason", str_or_null(c->reason),
 			      "aa", c->aa,
 			      "iterations", (json_int_t)c->iterations,
@@ -208,7 +227,7 @@ static json_t *floors_json(const struct results *r)
 	for (int i = 0; i < r->nfloors; i++) {
 		const struct noise_floor *f = &r->floors[i];
 
-		json_array_append_new(a, json_pack("{s:s, s:i, s:o, s:o, s:b}", "workload", f->workload,
+		json_array_append_new(a, json_pack("{s:o, s:i, s:o, s:o, s:b}", "workload", str(f->workload),
 						   "threads", f->threads, "ns_per_event", json_num(f->ns),
 						   "aa_ci95", pair(f->ci95[0], f->ci95[1]),
 						   "aa_excludes_zero", f->excludes_zero));
@@ -219,8 +238,8 @@ static json_t *floors_json(const struct results *r)
 static json_t *results_json(const struct results *r)
 {
 	json_t *cells = json_array();
-	json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o}",
-				"tracetax_version", r->env.tracetax_version,
+	json_t *doc = json_pack("{s:o, s:i, s:o, s:o, s:o}",
+				"tracetax_version", str(r->env.tracetax_version),
 				"schema_version", SCHEMA_VERSION,
 				"environment", env_json(&r->env),
 				"options", options_json(&r->opts),
@@ -233,8 +252,8 @@ static json_t *results_json(const struct results *r)
 	json_object_set_new(doc, "timing", output_json_timing(&r->timing));
 	json_object_set_new(doc, "noise_floors", floors_json(r));
 	json_object_set_new(doc, "bpf_stats_cost", !r->stats_cost.measured ? json_null() :
-		json_pack("{s:s, s:s, s:i, s:i, s:o, s:o}", "tracer", r->stats_cost.tracer,
-			  "workload", r->stats_cost.workload, "threads", r->stats_cost.threads,
+		json_pack("{s:o, s:o, s:i, s:i, s:o, s:o}", "tracer", str(r->stats_cost.tracer),
+			  "workload", str(r->stats_cost.workload), "threads", r->stats_cost.threads,
 			  "pairs", r->stats_cost.pairs, "ns_per_event", json_num(r->stats_cost.mean),
 			  "ci95", pair(r->stats_cost.ci95[0], r->stats_cost.ci95[1])));
 	json_object_set_new(doc, "cells", cells);
@@ -244,17 +263,94 @@ static json_t *results_json(const struct results *r)
 	return doc;
 }
 
+/*
+ * The shortest decimal that reads back as the same double, as jansson
+ * spells a real (no '+' or leading zeros in the exponent, ".0" when it
+ * would read as an integer): 95.8, not 95.799999999999997, yet every bit
+ * kept. 15 digits alone are not enough: 3.1449999999999996 would come back
+ * as 3.145, and show would print 3.15 where run printed 3.14.
+ */
+static void put_real(FILE *f, double v)
+{
+	char buf[40], *e, *d;
+
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	e = strchr(buf, 'e');
+	if (e) {	/* 1e-09 -> 1e-9, 1.5e+16 -> 1.5e16 */
+		bool neg = e[1] == '-';
+
+		d = e + 1 + (e[1] == '+' || e[1] == '-');
+		while (*d == '0' && d[1])
+			d++;
+		fwrite(buf, 1, (size_t)(e + 1 - buf), f);
+		if (neg)
+			fputc('-', f);
+		fputs(d, f);
+		return;
+	}
+	fputs(buf, f);
+	if (!strchr(buf, '.'))	/* NaN and infinities never come: num() makes them null */
+		fputs(".0", f);
+}
+
+/*
+ * jansson prints every real at one precision; the document's are 17
+ * digits (exact), rewritten here to their shortest exact spelling. Only
+ * numbers outside strings that have a '.' or an exponent are reals.
+ */
+static char *shortest_reals(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	bool in_str = false;
+
+	if (!f)
+		die("out of memory");
+	while (*s) {
+		if (in_str) {
+			if (*s == '\\' && s[1]) {
+				fputc(*s++, f);
+			} else if (*s == '"') {
+				in_str = false;
+			}
+			fputc(*s++, f);
+		} else if (*s == '"') {
+			in_str = true;
+			fputc(*s++, f);
+		} else if (*s == '-' || (*s >= '0' && *s <= '9')) {
+			size_t n = strspn(s, "0123456789+-.eE");
+
+			if (memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n))
+				put_real(f, strtod(s, NULL));
+			else
+				fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			fputc(*s++, f);
+		}
+	}
+	if (fclose(f) || !out)
+		die("out of memory");
+	return out;
+}
+
 char *output_json_string(const struct results *r)
 {
 	json_t *doc = results_json(r);
-	/* 15 significant digits: 95.8, not 95.799999999999997; far finer than
-	 * any timing we make, and readable by a human checking a figure */
-	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	char *out;
 
 	json_decref(doc);
 	if (!s)
 		die("out of memory");
-	return s;
+	out = shortest_reals(s);
+	free(s);
+	return out;
 }
 
 /* The document whole or not at all; "-" is stdout (base/atomic_file.h). */

@@ -13,6 +13,7 @@
 #include "load/workloads.h"
 #include "results/results.h"
 #include "load/syscalls.h"
+#include "base/utf8.h"
 #include "base/util.h"
 
 /*
@@ -51,6 +52,7 @@ static void note_add(struct cell *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->note + len, sizeof(c->note) - len, fmt, ap);
 	va_end(ap);
+	utf8_scrub(c->note, sizeof(c->note));	/* a cut may split a character */
 }
 
 static void summary_empty(struct summary *s)
@@ -255,12 +257,29 @@ static void per_hit_and_byte(struct cell *c)
  * of a rep ran back to back, so slow drift of the machine cancels out of
  * the difference instead of widening its CI.
  */
+/*
+ * Words from outside (a tool's, a command's, a program's name) may not be
+ * UTF-8: the table prints what the document keeps, so show prints it again.
+ */
+static void scrub_text(struct cell *c)
+{
+	utf8_scrub(c->workload, sizeof(c->workload));
+	utf8_scrub(c->tracer, sizeof(c->tracer));
+	utf8_scrub(c->id, sizeof(c->id));
+	utf8_scrub(c->reason, sizeof(c->reason));
+	utf8_scrub(c->disturbed_by, sizeof(c->disturbed_by));
+	utf8_scrub(c->tracer_note, sizeof(c->tracer_note));
+	utf8_scrub(c->prog.reason, sizeof(c->prog.reason));
+	utf8_scrub(c->cmd.output, sizeof(c->cmd.output));
+}
+
 void results_finish_cell(struct cell *c, uint64_t seed)
 {
 	size_t n = c->nreps > 0 ? (size_t)c->nreps : 0;
 	double *base, *traced, *over;
 	bool *flags;
 
+	scrub_text(c);
 	sum_totals(c);
 	results_finish_threads(c);
 	c->outliers = 0;

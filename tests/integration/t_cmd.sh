@@ -62,4 +62,21 @@ if c["none"]["status"] != "ok":
     print("FAIL: the next cell: %s" % c["none"]["reason"]); sys.exit(1)
 PY
 assert_clean
+
+# a tool whose last words are not UTF-8 (\377\376): its cell fails with them
+# readable, the document and the record are written (issue 15, defect 5)
+printf '#!/bin/sh\nprintf "\\377\\376\\n" >&2\nexit 1\n' >"$TMP/bad.sh"
+chmod +x "$TMP/bad.sh"
+"$TT" run -q -w getpid -t "none,cmd:'$TMP/bad.sh {cmd}'" -n 2000 --reps 1 --json "$TMP/b.json" >"$TMP/out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || fail "a tool's bytes that are not UTF-8: exit $rc, want 1: $(cat "$TMP/out")"
+grep -q 'out of memory' "$TMP/out" && fail "not UTF-8: $(cat "$TMP/out")"
+python3 - "$TMP/b.json" <<'PY' || exit 1
+import json, sys
+c = {x["tracer"].split(":")[0]: x for x in json.load(open(sys.argv[1]))["cells"]}
+if c["cmd"]["status"] != "failed" or "\ufffd\ufffd" not in (c["cmd"]["reason"] or ""):
+    print("FAIL: not UTF-8: %s, reason %r" % (c["cmd"]["status"], c["cmd"]["reason"])); sys.exit(1)
+PY
+"$TT" show last >/dev/null || fail "not UTF-8: the run was not recorded"
+assert_clean
 exit 0

@@ -84,6 +84,77 @@ static void test_round_trip(void **state)
 	doc_release(&d);
 }
 
+/*
+ * Values at the edges of rounding: the document must give back every bit,
+ * or show prints 3.15 where run printed 3.14 (issue 15, defect 3). 15
+ * significant digits turn 3.1449999999999996 into 3.145, which the
+ * table's %.3g then rounds up.
+ */
+static void test_round_trip_digits(void **state)
+{
+	static const double edges[] = { 3.145, 0.0005, 1e-9, 2.675, 1.005, 123456789.125,
+					9007199254740993.0, 1e300, 0.1 + 0.2, 99.95, 4788.5 };
+	struct results r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		for (int dir = -1; dir <= 1; dir++) {
+			double v = dir ? nextafter(edges[i], dir * INFINITY) : edges[i];
+			struct cell *c;
+			struct doc d;
+			char err[512], *text, *t1, *t2;
+
+			fake_results(&r, 4, 0);
+			c = &r.cells[1];
+			c->overhead.mean = v;
+			c->overhead.ci95[0] = v / 3;
+			c->overhead.ci95[1] = v * 3;
+			c->base.mean = v;
+			c->traced.mean = 2 * v;
+			c->slowdown = v;
+			c->reps[0].traced_ns_per_op = v;
+			text = output_json_string(&r);
+			assert_int_equal(parse(&d, text, err, sizeof(err)), 0);
+			/* every bit: a table, CSV or compare may print any digit of it */
+			assert_memory_equal(&d.r.cells[1].overhead.mean, &v, sizeof(v));
+			assert_memory_equal(&d.r.cells[1].overhead.ci95, &c->overhead.ci95,
+					    sizeof(c->overhead.ci95));
+			assert_memory_equal(&d.r.cells[1].traced.mean, &c->traced.mean, sizeof(v));
+			assert_memory_equal(&d.r.cells[1].reps[0].traced_ns_per_op, &v, sizeof(v));
+			t1 = table_of(&r);
+			t2 = table_of(&d.r);
+			assert_string_equal(t1, t2);
+			free(t1);
+			free(t2);
+			free(text);
+			doc_release(&d);
+			results_release(&r);
+		}
+	}
+}
+
+/* A tool's last words that are not UTF-8 (\377\376): the document is still
+ * written, the bytes replaced by U+FFFD, the rest readable (defect 5). */
+static void test_not_utf8(void **state)
+{
+	struct results r;
+	struct doc d;
+	char err[512], *text;
+
+	(void)state;
+	fake_results(&r, 4, 0);
+	snprintf(r.cells[2].reason, sizeof(r.cells[2].reason), "tool said: \377\376 bad");
+	snprintf(r.env.hostname, sizeof(r.env.hostname), "box\xc3");
+	text = output_json_string(&r);
+	assert_non_null(text);
+	assert_int_equal(parse(&d, text, err, sizeof(err)), 0);
+	assert_string_equal(d.r.cells[2].reason, "tool said: \xef\xbf\xbd\xef\xbf\xbd bad");
+	assert_string_equal(d.r.env.hostname, "box\xef\xbf\xbd");
+	free(text);
+	doc_release(&d);
+	results_release(&r);
+}
+
 /* @fn changes @base; the reader must refuse it at @where. */
 static void refused_in(const char *base, void (*fn)(json_t *d), const char *where, const char *what)
 {
@@ -458,6 +529,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_digits),
+		cmocka_unit_test(test_not_utf8),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_refused_text),
 		cmocka_unit_test(test_tolerant),
