@@ -16,6 +16,7 @@ white rep noise sw plus two Ornstein-Uhlenbeck drifts of the machine's speed.
 import csv, sys, math, itertools
 from collections import defaultdict
 
+MAX_LAG = 100   # s: beyond it too few pairs, from too few runs, to say much
 rows = []
 for f in sys.argv[1:]:
     for r in csv.DictReader(open(f)):
@@ -52,7 +53,7 @@ pts = []
 print("lag_s      pairs   gamma    sqrt(2 gamma) (relative sd of a difference)")
 for i in sorted(bins):
     g, n = bins[i]
-    if n < 30:
+    if n < 200 or edges[i] > MAX_LAG:
         continue
     h = math.sqrt(edges[i] * edges[min(i + 1, len(edges) - 1)])
     # Cressie-Hawkins: robust to the reps something else hit (fitted apart below)
@@ -84,7 +85,7 @@ def solve(A, y):
 # errors (each row divided by gamma, weight sqrt(pairs)), components >= 0
 best = None
 for ta in [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10]:
-    for tb in [15, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1200, 3600]:
+    for tb in [10, 15, 20, 30, 45, 60, 90, 120, 180, 300]:
         cols = [lambda h: 1.0, lambda h: 1 - math.exp(-h / ta), lambda h: 1 - math.exp(-h / tb)]
         for keep in [(0, 1, 2), (0, 1), (0, 2), (0,)]:
             A = [[n ** 0.25 * cols[k](h) / g for k in keep] for h, g, n in pts]

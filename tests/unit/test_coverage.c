@@ -22,10 +22,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compare.h"
-#include "stats.h"
-#include "stats_rounds.h"
-#include "util.h"
+#include "base/util.h"
+#include "compare/compare.h"
+#include "results/stats.h"
+#include "results/stats_rounds.h"
 
 struct sim_machine {
 	double sw;
@@ -492,7 +492,7 @@ static void table_row(const char *label, const struct sim_machine *m, const stru
 	printf("\n");
 }
 
-static int table(int runs, const struct sim_machine *m)
+static int table(int runs, const struct sim_machine *m, double pct, const char *only)
 {
 	struct sim_plan p;
 	char label[64];
@@ -508,6 +508,8 @@ static int table(int runs, const struct sim_machine *m)
 	for (int w = 0; w < SIM_NMETHODS; w++)
 		printf("  %5s %5s %5s", "cover", "rep", "hw");
 	printf("\n");
+	if (only && strcmp(only, "fixed"))
+		goto precision;
 	table_row("today: burst 5 x 100 ms", m, &TODAY, runs, 1);
 	p = TODAY;
 	p.pairs = 24;
@@ -524,20 +526,23 @@ static int table(int runs, const struct sim_machine *m)
 			table_row(label, m, &p, runs, 3 + (uint64_t)R * 10 + (uint64_t)k);
 		}
 	}
-	printf("\n--precision 3 (max 10000 reps / 200 rounds)\n");
+precision:
+	if (only && strcmp(only, "precision"))
+		return 0;
+	printf("\n--precision %g (max 10000 reps / 200 rounds)\n", pct);
 	p = TODAY;
-	p.precision_pct = 3;
+	p.precision_pct = pct;
 	p.max_units = 10000;
 	table_row("burst 5 x 100 ms, +1 rep", m, &p, runs / 4, 101);
-	p.pairs = 6;
+	p.pairs = 16;
 	p.pair_s = 0.096;
-	table_row("burst 6 x 25 ms, +1 rep", m, &p, runs / 4, 102);
-	for (int R = 3; R <= 8; R += R < 4 ? 1 : 2) {
+	table_row("burst 16 x 25 ms, +1 rep", m, &p, runs / 4, 102);
+	for (int R = 3; R <= 8; R += R < 4 ? 1 : R < 6 ? 2 : 8) {
 		p = TODAY;
 		p.rounds = R;
 		p.pairs = 2;
 		p.pair_s = 0.096;
-		p.precision_pct = 3;
+		p.precision_pct = pct;
 		p.max_units = 200;
 		snprintf(label, sizeof(label), "rounds >= %d x 2, check each round", R);
 		table_row(label, m, &p, runs / 4, 200 + (uint64_t)R);
@@ -557,6 +562,8 @@ static int compare_table(int plans, const struct sim_machine *m)
 	printf("\ncompare: two back-to-back runs of one plan, nothing changed; %% of plans with a\n"
 	       "cell significant after Holm (any), and beyond 5%% too (verdict); cells called per plan\n");
 	for (int design = 0; design < 3; design++) {
+		if (getenv("COVSIM_ONLY") && design == 1)
+			continue;
 		const char *label = design == 0 ? "today: burst 5 x 100 ms" :
 				    design == 1 ? "burst 24 x 25 ms" : "rounds 8 x 2 x 25 ms";
 
@@ -600,8 +607,10 @@ int main(int argc, char **argv)
 			m.tail_p = atof(argv[8]);
 			m.tail_scale = atof(argv[9]);
 		}
-		table(runs, &m);
-		return compare_table(runs / 2, &m);
+		const char *only = getenv("COVSIM_ONLY");
+
+		table(runs, &m, argc >= 11 ? atof(argv[10]) : 3, only);
+		return only && strcmp(only, "compare") ? 0 : compare_table(runs / 2, &m);
 	}
 	return 0;
 }

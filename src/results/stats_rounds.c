@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "stats_rounds.h"
-#include "util.h"
+#include "base/util.h"
+#include "results/stats.h"
+#include "results/stats_rounds.h"
 
 struct rsum { int id; size_t n; double sum, ss; };
 
@@ -96,29 +96,6 @@ void stats_rounds_ci(const double *x, const int *round, size_t n, double level,
 	}
 	free(means);
 	free(r);
-}
-
-/* Phase 1 stand-in: bisection on log q of the quantile (stats_dist.c has the tail) */
-double stats_t_upper(double t, double df)
-{
-	double lo = log(1e-300), hi = log(0.5);
-
-	if (isnan(t) || !(df > 0))
-		return NAN;
-	if (t <= 0)
-		return 1 - stats_t_upper(-t, df);
-	if (stats_t_quantile(1 - 1e-300, df) < t)
-		return 0;
-	/* the quantile of 1 - q falls as q grows */
-	for (int i = 0; i < 100; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (stats_t_quantile(1 - exp(mid), df) > t)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return exp((lo + hi) / 2);
 }
 
 void stats_welch_diff(double ma, double sea, double dfa, double mb, double seb, double dfb,

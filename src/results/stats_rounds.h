@@ -34,9 +34,6 @@ struct rounds_est {
 void stats_rounds_ci(const double *x, const int *round, size_t n, double level,
 		     struct rounds_est *e);
 
-/* P(T > t) for Student's t with df degrees of freedom (df > 0). */
-double stats_t_upper(double t, double df);
-
 /*
  * Welch's interval at @level of mb - ma, each side a mean with its
  * standard error and degrees of freedom (the round means' of a run), the
