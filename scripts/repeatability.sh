@@ -64,6 +64,7 @@ print("wall time per run: median %.0f s (%s)" % (st.median(walls), " ".join("%.0
 print("CI half-width: median %.2f ns over %d cell-runs" % (st.median(hw), len(hw)))
 cmp = open(f"{out}/compare-1-2.txt").read()
 import re
-w = len(re.findall(r"\bworse\b", cmp)) - len(re.findall(r"\bworse\b.*\bbetter\b.*same", cmp))
-print("compare run 1 vs run 2: " + (cmp.strip().splitlines()[-1] if cmp.strip() else "(nothing)"))
+
+m = re.search(r"^\d+ worse, \d+ better.*$", cmp, re.M)
+print("compare run 1 vs run 2: " + (m.group(0) if m else "(no verdict line)"))
 PY
