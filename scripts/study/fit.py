@@ -19,7 +19,7 @@ from collections import defaultdict
 MAX_LAG = 100   # s: beyond it too few pairs, from too few runs, to say much
 rows = []
 for f in sys.argv[1:]:
-    for r in csv.DictReader(open(f)):
+    for r in csv.DictReader(l for l in open(f) if not l.startswith("#")):
         if r["cell"] == "none":
             continue
         rows.append((f, r["label"], r["run"], r["cell"], float(r["start_s"]) + float(r["t_s"]),
