@@ -178,7 +178,7 @@ void compare_runs(const struct results *a, const struct results *b, double thres
 				w->b = &b->cells[j];
 			}
 		if (w->b && w->a->status == CELL_OK && w->b->status == CELL_OK)
-			measure(w, a, b, threshold_pct);
+			measure(w, a, b, out->threshold_pct);
 	}
 	for (int j = 0; j < b->ncells; j++)
 		if (!matched[j])
