@@ -27,8 +27,10 @@ static const char usage_compare[] =
 	"A change is called only when it is significant at a family-wise 5% (Holm\n"
 	"over the cells compared, on the same t test's p), and it exceeds the\n"
 	"threshold and the runs' noise floor. No verdict with fewer than 3 round\n"
-	"means (or reps, for a run of one round) a side ('too few reps'), or, for a\n"
-	"run of one round, a baseline that varied more than 5% between reps ('noisy').\n"
+	"means (or reps, for a run of one round) a side ('too few reps'), nor when\n"
+	"the cell's baseline moved between the runs beyond the threshold, by more\n"
+	"than its rounds explain, or, for a run of one round, varied more than 5%\n"
+	"between reps ('noisy').\n"
 	"Exit: 0 nothing worse, 4 a cell is worse, 1 a store error, 2 bad input.\n";
 
 struct widths { int tracer, workload; bool workload_col, threads_col; };
@@ -144,7 +146,9 @@ static void print_footer(FILE *f, const struct cmp *c, const struct cmp_style *s
 		"the %d cell%s compared (family-wise error 5%% when the units are independent: rounds\n"
 		"spread over each run), is below 0.05 and |B - A| exceeds %.3g%% of A's overhead\n"
 		"(--threshold) and the runs' noise floor; no verdict with too few units (under %d\n"
-		"on a side) or, for a run of one round, a noisy baseline (cv above %.0f%%)%s\n",
+		"on a side), a baseline that moved between the runs (by more than the threshold,\n"
+		"and significantly: noisy), or, for a run of one round, a noisy baseline (cv above\n"
+		"%.0f%%)%s\n",
 		st->dim, c->family, c->family == 1 ? "" : "s", c->threshold_pct, COMPARE_MIN_UNITS,
 		COMPARE_NOISY_CV * 100, st->reset);
 }

@@ -27,6 +27,8 @@ struct cmp_row {
 	double threshold;          /* ns a change must pass: --threshold of A's scale */
 	double floor;              /* the larger noise floor of the two runs; NaN: none */
 	double base_shift;         /* B's baseline mean / A's - 1: the untraced workload's change */
+	bool base_moved;           /* ...beyond the threshold, and significant (Welch, round
+	                              means): the machine differed, no verdict */
 	enum verdict verdict;
 };
 

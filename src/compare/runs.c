@@ -28,6 +28,49 @@ bool compare_counted(const struct cell *c)
 	return c->hits < 0 || c->hits == (collateral ? 0 : c->events);
 }
 
+/* The per-rep baseline ns/op with figures, and their rounds */
+static double *baselines(const struct cell *c, size_t *n, int **round)
+{
+	double *x = calloc((size_t)c->nreps + 1, sizeof(*x));
+
+	*round = calloc((size_t)c->nreps + 1, sizeof(**round));
+	if (!x || !*round)
+		die("out of memory");
+	*n = 0;
+	for (int i = 0; i < c->nreps; i++)
+		if (isfinite(c->reps[i].base_ns_per_op)) {
+			(*round)[*n] = c->reps[i].round;
+			x[(*n)++] = c->reps[i].base_ns_per_op;
+		}
+	return x;
+}
+
+/*
+ * Whether the untraced workload's time moved between the runs, beyond
+ * @pct % and by more than its own rounds explain (Welch, 5%): the same
+ * program in both, so the machine (or the kernel) differed, and the
+ * overheads are not comparable. Runs of one round: the reps as units.
+ */
+static bool base_moved(const struct cell *a, const struct cell *b, double pct)
+{
+	size_t na, nb;
+	int *ra, *rb;
+	double *xa = baselines(a, &na, &ra), *xb = baselines(b, &nb, &rb);
+	double ma = NAN, mb = NAN, sa = NAN, sb = NAN, dfa = NAN, dfb = NAN, ci[2], p = NAN, df;
+	bool moved = false;
+
+	if (na && nb && compare_units(xa, ra, na, &ma, &sa, &dfa) >= COMPARE_MIN_UNITS &&
+	    compare_units(xb, rb, nb, &mb, &sb, &dfb) >= COMPARE_MIN_UNITS) {
+		stats_welch_diff(ma, sa, dfa, mb, sb, dfb, 0.95, ci, &p, &df);
+		moved = p < COMPARE_ALPHA && ma > 0 && fabs(mb / ma - 1) * 100 > pct;
+	}
+	free(xa);
+	free(xb);
+	free(ra);
+	free(rb);
+	return moved;
+}
+
 /* The per-rep overheads with figures, and their rounds; a rep with a null time has none. */
 static double *overheads(const struct cell *c, size_t *n, int **round)
 {
@@ -84,6 +127,7 @@ static void measure(struct cmp_row *w, const struct results *ra, const struct re
 	w->floor = isnan(fa) ? fb : isnan(fb) ? fa : fmax(fa, fb);
 	w->ratio = !w->a->aa && w->ma > 0 && !(w->ma <= fa) ? w->mb / w->ma : NAN;
 	w->base_shift = w->a->base.mean > 0 ? w->b->base.mean / w->a->base.mean - 1 : NAN;
+	w->base_moved = base_moved(w->a, w->b, pct);
 	w->ci[0] = w->ci[1] = w->p = w->df = w->p_holm = NAN;
 	/* the interval and the p of one test, Welch's t over the units: the test Holm
 	 * and the verdict use, the p the table prints */
@@ -142,8 +186,9 @@ static void holm_and_verdicts(struct cmp *c)
 			continue;
 		if (!isnan(w->p))
 			w->p_holm = adj[n++];
-		/* a noisy baseline blocks a verdict only where an interval lacks the drift */
-		w->verdict = compare_verdict(w->ua, w->ub, w->one_round ?
+		/* a noisy baseline blocks a verdict where an interval lacks the drift;
+		 * a baseline that moved between the runs, always */
+		w->verdict = compare_verdict(w->ua, w->ub, w->base_moved ? INFINITY : w->one_round ?
 					     fmax(w->a->base_cv, w->b->base_cv) : NAN, w->diff,
 					     w->ci, w->p_holm, w->threshold, w->floor);
 		c->worse += w->verdict == VERDICT_WORSE;
