@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 
-"$TT" run -q -t none,bpf:tp/count -n 3000 --reps 6 --rounds 3 --seed 7 --json "$TMP/r.json" \
+"$TT" run -t none,bpf:tp/count -n 3000 --reps 6 --rounds 3 --seed 7 --json "$TMP/r.json" \
 	--no-store >"$TMP/out" 2>"$TMP/err" || fail "run exited $?: $(cat "$TMP/err")"
 grep -q '^round 3/3$' "$TMP/err" || fail "no round lines: $(cat "$TMP/err")"
 grep -q "Student's t over the cell's round means" "$TMP/out" || fail "the footer does not say rounds"
@@ -34,9 +34,9 @@ for c in d["cells"]:
     assert isclose(hi, m + 4.302652729749464 * se, rel_tol=1e-6, abs_tol=1e-6), (hi, m, se)
 PY
 
-# --precision: rounds added past the plan's 2; pairs stay whole; the A/A cell
+# --precision: from the plan's 2 rounds on; pairs stay whole; the A/A cell
 # runs while bpf:tp/count does, and as many rounds
-"$TT" run -q -t none,bpf:tp/count -n 3000 --reps 4 --rounds 2 --precision 50 --max-time 30 \
+"$TT" run -q -t none,bpf:tp/count --run-ms 10 --reps 4 --rounds 2 --precision 50 --max-time 30 \
 	--json "$TMP/p.json" --no-store >"$TMP/out" 2>"$TMP/err" || fail "precision run exited $?: $(cat "$TMP/err")"
 python3 - "$TMP/p.json" <<'PY' || exit 1
 import json, sys
