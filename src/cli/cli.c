@@ -225,6 +225,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "threads", required_argument, NULL, 'T' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "run-ms", required_argument, NULL, 'm' },
+		{ "rounds", required_argument, NULL, 'u' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "target", required_argument, NULL, 'g' },
@@ -257,11 +258,12 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	memset(a, 0, sizeof(*a));
 	a->m.workloads[a->m.nworkloads++] = "getpid";
 	a->m.threads[a->m.nthreads++] = 1;
-	a->m.reps = 5;
+	a->m.reps = PLAN_DEFAULT_REPS;
+	a->m.rounds = PLAN_DEFAULT_ROUNDS;
 	if ((a->wait_s = lock_wait_default()) < 0)
 		FAIL("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
 		     LOCK_WAIT_MAX_S);
-	a->m.run_ms = 100;
+	a->m.run_ms = PLAN_DEFAULT_RUN_MS;
 	a->m.seed = 1;
 	a->colour = -1;
 	a->m.tracer_cpu = "same";
@@ -285,6 +287,10 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		case 'r':
 			if (parse_num("--reps", optarg, 1, 10000, &v, err, errlen)) return -1;
 			a->m.reps = (int)v;
+			break;
+		case 'u':
+			if (parse_num("--rounds", optarg, 1, 1000, &v, err, errlen)) return -1;
+			a->m.rounds = (int)v;
 			break;
 		case 'm':
 			if (parse_num("--run-ms", optarg, 1, 600000, &v, err, errlen)) return -1;

@@ -28,6 +28,7 @@ static const struct field {
 	{ "target", "--target", PF_RUN_BIT, false },
 	{ "threads", "-T", PF_RUN_BIT | PF_PAIR_BIT, false },
 	{ "reps", "--reps", PF_RUN_BIT, false },
+	{ "rounds", "--rounds", PF_RUN_BIT, false },
 	{ "run_ms", "--run-ms", PF_RUN_BIT, false },
 	{ "iterations", "--iterations", PF_RUN_BIT | PF_PAIR_BIT, false },
 	{ "latency", "--latency", PF_RUN_BIT, true },

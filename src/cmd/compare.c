@@ -16,17 +16,21 @@ static const char usage_compare[] =
 	"usage: tracetax compare A B [--threshold PCT] [--store PATH] [--color WHEN]\n"
 	"\n"
 	"Compares two runs cell by cell (same workload, tracer, threads, target):\n"
-	"the overhead per event in A and B, B - A with a 95% bootstrap CI, B/A, the\n"
-	"Mann-Whitney U p-value and a verdict, worse, better or same. A and B are\n"
-	"ids, last, last~N, or results documents (see 'tracetax show --help').\n"
+	"the overhead per event in A and B, B - A with Welch's 95% CI over each run's\n"
+	"round means, B/A, that t test's p-value and a verdict, worse, better or\n"
+	"same. A and B are ids, last, last~N, or results documents (see 'tracetax\n"
+	"show --help').\n"
 	"\n"
 	"      --threshold PCT    smallest change called, in % of A's overhead\n"
 	"                         (default 5)\n"
 	"\n"
 	"A change is called only when it is significant at a family-wise 5% (Holm\n"
-	"over the cells compared), its CI excludes 0, and it exceeds the threshold\n"
-	"and the runs' noise floor. No verdict with fewer than 5 reps a side ('too\n"
-	"few reps') or a baseline that varied more than 5% between reps ('noisy').\n"
+	"over the cells compared, on the same t test's p), and it exceeds the\n"
+	"threshold and the runs' noise floor. No verdict with fewer than 3 round\n"
+	"means (or reps, for a run of one round) a side ('too few reps'), nor when\n"
+	"the cell's baseline moved between the runs beyond the threshold, by more\n"
+	"than its rounds explain, or, for a run of one round, varied more than 5%\n"
+	"between reps ('noisy').\n"
 	"Exit: 0 nothing worse, 4 a cell is worse, 1 a store error, 2 bad input.\n";
 
 struct widths { int tracer, workload; bool workload_col, threads_col; };
@@ -83,8 +87,8 @@ static void print_row(FILE *f, const struct widths *w, const struct cmp_row *r, 
 	}
 	if (isfinite(r->ratio))
 		snprintf(ratio, sizeof(ratio), "x%.2f", r->ratio);
-	if (!isnan(r->p_mw))
-		snprintf(p, sizeof(p), r->p_mw < 0.001 ? "<0.001" : "%.3f", r->p_mw);
+	if (!isnan(r->p))
+		snprintf(p, sizeof(p), r->p < 0.001 ? "<0.001" : "%.3f", r->p);
 	print_key(f, w, r->a->tracer, r->a->workload, thr);
 	fprintf(f, "  %9s  %9s  %-26s  %6s  %6s  %s%s%s", ma, mb, ci, ratio, p, colour,
 		compare_verdict_name(r->verdict), st->reset);
@@ -136,14 +140,17 @@ static void print_footer(FILE *f, const struct cmp *c, const struct cmp_style *s
 {
 	fprintf(f, "\n%d worse, %d better, %d same, %d too few reps, %d noisy\n", c->worse, c->better,
 		c->same, c->too_few, c->noisy);
-	fprintf(f, "%sA, B: mean overhead per event (ns) over each run's reps; B - A [95%% CI]: percentile\n"
-		"bootstrap, each run's reps resampled on its own (%d resamples); p: Mann-Whitney U,\n"
-		"two-sided, unadjusted. A verdict is worse or better when the bootstrap's p, Holm-adjusted\n"
-		"over the %d cell%s compared (family-wise error 5%%), is below 0.05, the CI excludes 0, and\n"
-		"|B - A| exceeds %.3g%% of A's overhead (--threshold) and the runs' noise floor; no\n"
-		"verdict with too few reps (under %d on a side) or a noisy baseline (cv above %.0f%% on a\n"
-		"side)%s\n", st->dim, COMPARE_BOOTSTRAP_B, c->family, c->family == 1 ? "" : "s",
-		c->threshold_pct, COMPARE_MIN_REPS, COMPARE_NOISY_CV * 100, st->reset);
+	fprintf(f, "%sA, B: mean overhead per event (ns) over each run's round means (its reps, for a\n"
+		"run of one round); B - A [95%% CI]: Welch's t over those units; p: that t test's,\n"
+		"two-sided, unadjusted. A verdict is worse or better when that p, Holm-adjusted over\n"
+		"the %d cell%s compared (family-wise error 5%% when the units are independent: rounds\n"
+		"spread over each run), is below 0.05 and |B - A| exceeds %.3g%% of A's overhead\n"
+		"(--threshold) and the runs' noise floor; no verdict with too few units (under %d\n"
+		"on a side), a baseline that moved between the runs (by more than the threshold,\n"
+		"and significantly: noisy), or, for a run of one round, a noisy baseline (cv above\n"
+		"%.0f%%)%s\n",
+		st->dim, c->family, c->family == 1 ? "" : "s", c->threshold_pct, COMPARE_MIN_UNITS,
+		COMPARE_NOISY_CV * 100, st->reset);
 }
 
 int cmd_compare(int argc, char **argv)

@@ -9,6 +9,7 @@
 
 #include "compare/compare.h"
 #include "results/stats.h"
+#include "results/stats_rounds.h"
 #include "base/util.h"
 
 static int cmp_double(const void *x, const void *y)
@@ -175,12 +176,30 @@ void compare_holm(const double *p, size_t n, double *adj)
 	free(s);
 }
 
+size_t compare_units(const double *x, const int *round, size_t n, double *mean, double *se,
+		     double *df)
+{
+	struct rounds_est e;
+
+	stats_rounds_ci(x, round, n, 0.95, &e);
+	if (e.rounds >= 2) {
+		*mean = e.mean;
+		*se = e.se;
+		*df = e.df;
+		return e.rounds;
+	}
+	*mean = stats_mean(x, n);
+	*se = n > 1 ? stats_stddev(x, n) / sqrt((double)n) : NAN;
+	*df = (double)n - 1;
+	return n;
+}
+
 enum verdict compare_verdict(size_t na, size_t nb, double cv, double diff, const double ci[2],
 			     double p_holm, double threshold, double floor)
 {
 	bool excludes_zero = ci[0] > 0 || ci[1] < 0;
 
-	if (na < COMPARE_MIN_REPS || nb < COMPARE_MIN_REPS)
+	if (na < COMPARE_MIN_UNITS || nb < COMPARE_MIN_UNITS)
 		return VERDICT_TOO_FEW;
 	if (cv > COMPARE_NOISY_CV)
 		return VERDICT_NOISY;

@@ -13,13 +13,14 @@
 /* Exit code of `tracetax compare` when a cell got worse (README, --help). */
 #define EXIT_WORSE 4
 
-/* Below this many reps on a side a cell gets no verdict (docs/method.md §9). */
-#define COMPARE_MIN_REPS 5
+/* Below this many units on a side (round means; reps for a run of one
+ * round) a cell gets no verdict: 2 degrees of freedom (docs/method.md §9). */
+#define COMPARE_MIN_UNITS 3
 /* Resamples: Holm asks for p down to 0.05 / cells, and p >= 2 / (B + 1). */
 #define COMPARE_BOOTSTRAP_B 20000
 /* --threshold by default, in % of A's overhead. */
 #define COMPARE_THRESHOLD_PCT 5.0
-/* The family-wise error rate the verdicts keep. */
+/* The family-wise error rate the verdicts keep (the Welch t's own, Holm over the cells). */
 #define COMPARE_ALPHA 0.05
 /* A side whose baseline varied more than this between reps (cv) gets no
  * verdict: results.c's noisy-baseline threshold, for the same reason. */
@@ -48,8 +49,18 @@ void compare_holm(const double *p, size_t n, double *adj);
 enum verdict { VERDICT_SAME, VERDICT_WORSE, VERDICT_BETTER, VERDICT_TOO_FEW, VERDICT_NOISY };
 
 /*
- * The verdict on a cell: none below COMPARE_MIN_REPS reps a side or with a
- * side's baseline cv (@cv, the larger of the two) above COMPARE_NOISY_CV;
+ * The units of one run's cell for compare: its round means when its reps
+ * ran in 2 rounds or more, else the per-rep overheads; their mean, the
+ * standard error of that mean and its degrees of freedom (units - 1).
+ * Returns the number of units.
+ */
+size_t compare_units(const double *x, const int *round, size_t n, double *mean, double *se,
+		     double *df);
+
+/*
+ * The verdict on a cell: none below COMPARE_MIN_UNITS units a side or with a
+ * side's baseline cv (@cv, the larger of the two; NaN when no side ran in
+ * a single round, whose interval leaves the drift out) above COMPARE_NOISY_CV;
  * else worse or better only when the change is significant after Holm
  * (@p_holm below COMPARE_ALPHA), its interval excludes 0, and |@diff|
  * passes both @threshold (ns) and the larger noise floor of the two runs,

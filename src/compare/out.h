@@ -18,14 +18,17 @@ struct cmp_row {
 	const struct cell *a, *b;
 	bool compared;             /* ok on both sides: the figures below are set */
 	size_t na, nb;             /* reps with figures */
-	double ma, mb;             /* mean overhead per event, ns */
+	size_t ua, ub;             /* units: round means, or reps for a run of one round */
+	bool one_round;            /* a side ran in one round: its interval lacks the drift */
+	double ma, mb;             /* mean overhead per event, ns (of the round means) */
 	double diff, ratio;        /* mb - ma; mb / ma (NaN when A's is not above its floor) */
-	double ci[2], p_boot;      /* bootstrap interval of diff, its p */
-	double p_mw;               /* Mann-Whitney U */
-	double p_holm;             /* p_boot adjusted over the family */
+	double ci[2], p, df;       /* Welch's interval of diff over the units, its p and df */
+	double p_holm;             /* p adjusted over the family (Holm) */
 	double threshold;          /* ns a change must pass: --threshold of A's scale */
 	double floor;              /* the larger noise floor of the two runs; NaN: none */
 	double base_shift;         /* B's baseline mean / A's - 1: the untraced workload's change */
+	bool base_moved;           /* ...beyond the threshold, and significant (Welch, round
+	                              means): the machine differed, no verdict */
 	enum verdict verdict;
 };
 

@@ -9,6 +9,8 @@
 
 #include "compare/out.h"
 #include "base/util.h"
+#include "results/stats.h"
+#include "results/stats_rounds.h"
 
 static bool same_cell(const struct cell *x, const struct cell *y)
 {
@@ -16,19 +18,65 @@ static bool same_cell(const struct cell *x, const struct cell *y)
 	       !strcmp(x->tracer, y->tracer) && !strcmp(x->target, y->target);
 }
 
-/* The per-rep overheads with figures; a rep with a null time has none. */
-static double *overheads(const struct cell *c, size_t *n)
+/* The per-rep baseline ns/op with figures, and their rounds */
+static double *baselines(const struct cell *c, size_t *n, int **round)
 {
 	double *x = calloc((size_t)c->nreps + 1, sizeof(*x));
 
-	if (!x)
+	*round = calloc((size_t)c->nreps + 1, sizeof(**round));
+	if (!x || !*round)
+		die("out of memory");
+	*n = 0;
+	for (int i = 0; i < c->nreps; i++)
+		if (isfinite(c->reps[i].base_ns_per_op)) {
+			(*round)[*n] = c->reps[i].round;
+			x[(*n)++] = c->reps[i].base_ns_per_op;
+		}
+	return x;
+}
+
+/*
+ * Whether the untraced workload's time moved between the runs, beyond
+ * @pct % and by more than its own rounds explain (Welch, 5%): the same
+ * program in both, so the machine (or the kernel) differed, and the
+ * overheads are not comparable. Runs of one round: the reps as units.
+ */
+static bool base_moved(const struct cell *a, const struct cell *b, double pct)
+{
+	size_t na, nb;
+	int *ra, *rb;
+	double *xa = baselines(a, &na, &ra), *xb = baselines(b, &nb, &rb);
+	double ma = NAN, mb = NAN, sa = NAN, sb = NAN, dfa = NAN, dfb = NAN, ci[2], p = NAN, df;
+	bool moved = false;
+
+	if (na && nb && compare_units(xa, ra, na, &ma, &sa, &dfa) >= COMPARE_MIN_UNITS &&
+	    compare_units(xb, rb, nb, &mb, &sb, &dfb) >= COMPARE_MIN_UNITS) {
+		stats_welch_diff(ma, sa, dfa, mb, sb, dfb, 0.95, ci, &p, &df);
+		moved = p < COMPARE_ALPHA && ma > 0 && fabs(mb / ma - 1) * 100 > pct;
+	}
+	free(xa);
+	free(xb);
+	free(ra);
+	free(rb);
+	return moved;
+}
+
+/* The per-rep overheads with figures, and their rounds; a rep with a null time has none. */
+static double *overheads(const struct cell *c, size_t *n, int **round)
+{
+	double *x = calloc((size_t)c->nreps + 1, sizeof(*x));
+
+	*round = calloc((size_t)c->nreps + 1, sizeof(**round));
+	if (!x || !*round)
 		die("out of memory");
 	*n = 0;
 	for (int i = 0; i < c->nreps; i++) {
 		double d = c->reps[i].traced_ns_per_op - c->reps[i].base_ns_per_op;
 
-		if (isfinite(d))
+		if (isfinite(d)) {
+			(*round)[*n] = c->reps[i].round;
 			x[(*n)++] = d;
+		}
 	}
 	return x;
 }
@@ -48,27 +96,35 @@ static void measure(struct cmp_row *w, const struct results *ra, const struct re
 		    double pct)
 {
 	size_t na, nb;
-	double *a = overheads(w->a, &na), *b = overheads(w->b, &nb);
+	int *rnd_a, *rnd_b;
+	double *a = overheads(w->a, &na, &rnd_a), *b = overheads(w->b, &nb, &rnd_b);
 	double fa = floor_of(ra, w->a), fb = floor_of(rb, w->b);
-	double scale;
+	double scale, sa = NAN, sb = NAN, dfa = NAN, dfb = NAN;
+	struct rounds_est ea, eb;
 
 	w->compared = true;
 	w->na = na;
 	w->nb = nb;
-	w->ma = na ? stats_mean(a, na) : NAN;
-	w->mb = nb ? stats_mean(b, nb) : NAN;
+	w->ma = w->mb = NAN;
+	w->ua = na ? compare_units(a, rnd_a, na, &w->ma, &sa, &dfa) : 0;
+	w->ub = nb ? compare_units(b, rnd_b, nb, &w->mb, &sb, &dfb) : 0;
+	stats_rounds_ci(a, rnd_a, na, 0.95, &ea);
+	stats_rounds_ci(b, rnd_b, nb, 0.95, &eb);
+	w->one_round = ea.rounds < 2 || eb.rounds < 2;
 	w->diff = w->mb - w->ma;
 	scale = w->a->aa ? w->a->base.mean : fabs(w->ma);
 	w->threshold = pct / 100 * scale;
 	w->floor = isnan(fa) ? fb : isnan(fb) ? fa : fmax(fa, fb);
 	w->ratio = !w->a->aa && w->ma > 0 && !(w->ma <= fa) ? w->mb / w->ma : NAN;
 	w->base_shift = w->a->base.mean > 0 ? w->b->base.mean / w->a->base.mean - 1 : NAN;
-	w->ci[0] = w->ci[1] = w->p_boot = w->p_mw = w->p_holm = NAN;
-	if (na >= COMPARE_MIN_REPS && nb >= COMPARE_MIN_REPS) {
-		compare_bootstrap_diff(a, na, b, nb, COMPARE_BOOTSTRAP_B,
-				       stats_seed_of(w->a->seed, w->b->id), 0.95, w->ci, &w->p_boot);
-		w->p_mw = compare_mann_whitney(a, na, b, nb, NULL);
-	}
+	w->base_moved = base_moved(w->a, w->b, pct);
+	w->ci[0] = w->ci[1] = w->p = w->df = w->p_holm = NAN;
+	/* the interval and the p of one test, Welch's t over the units: the test Holm
+	 * and the verdict use, the p the table prints */
+	if (w->ua >= COMPARE_MIN_UNITS && w->ub >= COMPARE_MIN_UNITS)
+		stats_welch_diff(w->ma, sa, dfa, w->mb, sb, dfb, 0.95, w->ci, &w->p, &w->df);
+	free(rnd_a);
+	free(rnd_b);
 	free(a);
 	free(b);
 }
@@ -108,8 +164,8 @@ static void holm_and_verdicts(struct cmp *c)
 	if (!p || !adj)
 		die("out of memory");
 	for (int i = 0; i < c->nrows; i++)
-		if (c->rows[i].compared && !isnan(c->rows[i].p_boot))
-			p[n++] = c->rows[i].p_boot;
+		if (c->rows[i].compared && !isnan(c->rows[i].p))
+			p[n++] = c->rows[i].p;
 	compare_holm(p, n, adj);
 	c->family = (int)n;
 	n = 0;
@@ -118,9 +174,12 @@ static void holm_and_verdicts(struct cmp *c)
 
 		if (!w->compared)
 			continue;
-		if (!isnan(w->p_boot))
+		if (!isnan(w->p))
 			w->p_holm = adj[n++];
-		w->verdict = compare_verdict(w->na, w->nb, fmax(w->a->base_cv, w->b->base_cv), w->diff,
+		/* a noisy baseline blocks a verdict where an interval lacks the drift;
+		 * a baseline that moved between the runs, always */
+		w->verdict = compare_verdict(w->ua, w->ub, w->base_moved ? INFINITY : w->one_round ?
+					     fmax(w->a->base_cv, w->b->base_cv) : NAN, w->diff,
 					     w->ci, w->p_holm, w->threshold, w->floor);
 		c->worse += w->verdict == VERDICT_WORSE;
 		c->better += w->verdict == VERDICT_BETTER;
@@ -154,7 +213,7 @@ void compare_runs(const struct results *a, const struct results *b, double thres
 				w->b = &b->cells[j];
 			}
 		if (w->b && w->a->status == CELL_OK && w->b->status == CELL_OK)
-			measure(w, a, b, threshold_pct);
+			measure(w, a, b, out->threshold_pct);
 	}
 	for (int j = 0; j < b->ncells; j++)
 		if (!matched[j])

@@ -98,7 +98,9 @@ static int read_options(struct rd *x, json_t *d, struct run_options *o)
 		rd_pop(x, at);
 		return ret;
 	}
+	o->rounds = 1;
 	ret = rd_intv(x, v, "reps", 1, INT_MAX, &o->reps) ||
+	      (json_object_get(v, "rounds") && rd_intv(x, v, "rounds", 1, INT_MAX, &o->rounds)) ||
 	      rd_intv(x, v, "run_ms", 0, INT_MAX, &o->run_ms) ||
 	      rd_int(x, v, "iterations", 0, INT64_MAX, 0, &it) || rd_seed(x, v, "seed", &o->seed) ||
 	      rd_str(x, v, "target", o->target, sizeof(o->target), F_NULL) ||

@@ -41,6 +41,8 @@ static int read_run(struct rd *x, json_t *o, struct rep *r, int threads)
 	      rd_num(x, o, "consumer_ns", 0, F_NULL, &r->consumer_ns) ||
 	      rd_bool(x, o, "traced_first", &r->traced_first) ||
 	      rd_bool(x, o, "outlier", &r->outlier) ||
+	      /* before rounds (schema 3 as first written): every rep in round 0 */
+	      (json_object_get(o, "round") && rd_intv(x, o, "round", 0, RESULTS_MAX_REPS, &r->round)) ||
 	      rd_num(x, o, "wall_ms", 0, F_NULL, &r->wall_ms) ||
 	      rd_num(x, o, "steal_ms", 0, F_NULL, &r->steal_ms) ||
 	      rd_pair(x, o, "cpu_mhz", 0, mhz) || read_tool_ms(x, o, &r->startup_ms, &r->shutdown_ms) ||
@@ -177,6 +179,8 @@ static int read_figures(struct rd *x, json_t *o, struct cell *c, bool ok)
 	bool have[3];
 	double cv;
 
+	c->between_share = NAN;
+	c->rounds = 0;
 	ret = rd_summary(x, o, "baseline_ns_per_op", (size_t)c->nreps, f, &c->base, &have[0]) ||
 	      rd_summary(x, o, "traced_ns_per_op", (size_t)c->nreps, f, &c->traced, &have[1]) ||
 	      rd_summary(x, o, "overhead_ns_per_event", (size_t)c->nreps, f, &c->overhead, &have[2]) ||
@@ -186,6 +190,9 @@ static int read_figures(struct rd *x, json_t *o, struct cell *c, bool ok)
 	      rd_num(x, o, "consumer_ns_per_event", 0, F_NULL, &c->consumer_ns_per_event) ||
 	      rd_pair(x, o, "slowdown_ci95", F_NULL, c->slowdown_ci95) ||
 	      rd_bool(x, o, "below_noise_floor", &c->below_floor) ||
+	      (json_object_get(o, "rounds") && rd_intv(x, o, "rounds", 0, c->nreps, &c->rounds)) ||
+	      (json_object_get(o, "between_round_share") &&
+	       rd_num(x, o, "between_round_share", 0, F_NULL, &c->between_share)) ||
 	      rd_num(x, o, "steal_pct", 0, F_NULL, &c->steal_pct) ? -1 : 0;
 	if (ret)
 		return -1;

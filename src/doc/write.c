@@ -74,8 +74,8 @@ static json_t *env_json(const struct environment *e)
 
 static json_t *options_json(const struct run_options *o)
 {
-	return json_pack("{s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
-			 "reps", o->reps, "run_ms", o->run_ms,
+	return json_pack("{s:i, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
+			 "reps", o->reps, "rounds", o->rounds > 0 ? o->rounds : 1, "run_ms", o->run_ms,
 			 "iterations", (json_int_t)o->iterations,
 			 "seed", seed_json(o->seed), "target", str_or_null(o->target),
 			 "tracer_cpu", str(o->tracer_cpu[0] ? o->tracer_cpu : "same"),
@@ -116,6 +116,7 @@ static json_t *run_json(const struct rep *r, int threads)
 		die("out of memory");
 	json_object_set_new(o, "startup_ms", json_num(r->startup_ms > 0 ? r->startup_ms : NAN));
 	json_object_set_new(o, "shutdown_ms", json_num(r->shutdown_ms > 0 ? r->shutdown_ms : NAN));
+	json_object_set_new(o, "round", json_integer(r->round));
 	json_object_set_new(o, "wall_ms", json_num(r->wall_ms));
 	json_object_set_new(o, "steal_ms", json_num(r->steal_ms));
 	json_object_set_new(o, "cpu_mhz", pair(r->mhz_min, r->mhz_max));
@@ -139,6 +140,8 @@ static void cell_stats(json_t *o, const struct cell *c)
 	json_object_set_new(o, "slowdown_ci95", ok ? pair(c->slowdown_ci95[0], c->slowdown_ci95[1])
 						  : json_null());
 	json_object_set_new(o, "below_noise_floor", json_boolean(ok && c->below_floor));
+	json_object_set_new(o, "rounds", json_integer(ok ? c->rounds : 0));
+	json_object_set_new(o, "between_round_share", ok ? json_num(c->between_share) : json_null());
 	json_object_set_new(o, "precision", !ok ? json_null() :
 		json_pack("{s:o, s:o, s:s}",
 			  "target_pct", c->precision_pct > 0 ? json_real(c->precision_pct) : json_null(),

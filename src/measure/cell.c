@@ -340,6 +340,7 @@ int cell_rep(struct cell_ctx *x, int i)
 	int ret = -1;
 
 	r.traced_first = plan_traced_first(x->pc, i);
+	r.round = x->round;
 	vmstat_sample(&x->vm, &v0);
 	if (run_pair(x, r.traced_first, &base, &tr, &h, &v1) || rep_threads(x, &r, &base, &tr))
 		goto out;

@@ -33,6 +33,7 @@ struct cell_ctx {
 	struct activity before;	/* what else traced when the cell began */
 	bool watching;
 	struct cmdload *cmd;	/* a cmd: workload's (cmdload.h); NULL for the load's loops */
+	int round;		/* the plan's round the next reps run in */
 };
 
 /* Marks the cell failed with the reason; returns -1. */

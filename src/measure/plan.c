@@ -10,6 +10,7 @@
 
 #include "measure/cmdload.h"
 #include "base/cpus.h"
+#include "base/util.h"
 #include "load/workloads.h"
 #include "measure/plan.h"
 #include "results/stats.h"
@@ -24,6 +25,8 @@
  */
 #define EST_RUN_OVERHEAD_S 0.010
 #define EST_CALIBRATE_S 0.150
+/* a cell's visit in a round beyond its first: setup, teardown, the activity check */
+#define EST_VISIT_S 0.040
 _Static_assert(PLAN_LATENCY_PAIRS == 2, "the plan's line says 2 pairs of --latency runs");
 
 /* The libc.so.6 this process mapped. */
@@ -203,6 +206,41 @@ bool plan_traced_first(const struct plan_cell *c, int rep)
 	return (rng_next(&rng) & 1) ^ (unsigned)(rep & 1);
 }
 
+int plan_rounds(const struct measure_opts *a)
+{
+	int pairs = (a->reps + 1) / 2;
+
+	return a->rounds < 1 ? 1 : a->rounds < pairs ? a->rounds : pairs < 1 ? 1 : pairs;
+}
+
+int plan_round_reps(const struct measure_opts *a, int round)
+{
+	int R = plan_rounds(a), pairs = a->reps / 2;
+
+	if (round >= R)
+		round = 0;
+	return 2 * (pairs / R + (round < pairs % R)) + (a->reps % 2 && round == R - 1);
+}
+
+void plan_round_order(const struct plan *p, const struct measure_opts *a, int round, int *order)
+{
+	struct tt_rng rng;
+	char id[32];
+
+	for (int i = 0; i < p->n; i++)
+		order[i] = i;
+	if (plan_rounds(a) < 2 && !(a->precision > 0))
+		return;
+	snprintf(id, sizeof(id), "round %d", round);
+	rng_seed(&rng, stats_seed_of(a->seed, id));
+	for (int i = p->n - 1; i > 0; i--) {	/* Fisher-Yates */
+		int j = (int)rng_below(&rng, (uint64_t)i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+}
+
 double plan_estimate_s(const struct plan *p, const struct measure_opts *a)
 {
 	double per_run = (a->iterations ? 0 : a->run_ms / 1e3) + EST_RUN_OVERHEAD_S;
@@ -219,8 +257,8 @@ double plan_estimate_s(const struct plan *p, const struct measure_opts *a)
 			extra += (PROGSTATS_PASS_RUNS + (extra ? 0 : 2 * progstats_cost_pairs(a->reps))) *
 				 per_run;
 	}
-	return p->n * (cal + 2.0 * (a->reps + (a->latency ? PLAN_LATENCY_PAIRS : 0)) * per_run) +
-	       extra;
+	return p->n * (cal + 2.0 * (a->reps + (a->latency ? PLAN_LATENCY_PAIRS : 0)) * per_run +
+		       (plan_rounds(a) - 1) * EST_VISIT_S) + extra;
 }
 
 /* As many as --reps, even (as many pairs of each order), 2 to PROGSTATS_COST_MAX_PAIRS. */

@@ -15,6 +15,14 @@
 
 #define CLI_MAX_ITEMS 128
 
+/*
+ * The default plan's shape, from the study of CI width against wall time
+ * (docs/method.md §5c): 8 rounds of 2 reps (one of each order) of 25 ms runs.
+ */
+#define PLAN_DEFAULT_REPS 16
+#define PLAN_DEFAULT_ROUNDS 8
+#define PLAN_DEFAULT_RUN_MS 25
+
 /* What to measure: the core's options, which the CLI fills (cli/cli.h). */
 struct measure_opts {
 	const char *workloads[CLI_MAX_ITEMS];
@@ -24,7 +32,8 @@ struct measure_opts {
 	bool tracers_default;          /* no -t: every tracer that fits the workload */
 	int threads[CLI_MAX_ITEMS];
 	int nthreads;
-	int reps;
+	int reps;                      /* per cell, spread over the rounds */
+	int rounds;                    /* --rounds: of the whole plan, each cell in each */
 	int run_ms;
 	int64_t iterations;            /* 0: calibrate */
 	uint64_t seed;
@@ -80,6 +89,20 @@ bool plan_traced_first(const struct plan_cell *c, int rep);
 
 /* How long the plan should take, in seconds (--dry-run prints it). */
 double plan_estimate_s(const struct plan *p, const struct measure_opts *a);
+/*
+ * Rounds (docs/method.md §5c): the plan runs every cell in each of them, a
+ * few pairs of reps at a time, so that a cell's reps sample the machine's
+ * drift over the whole run. As many as --rounds, at most one per pair of
+ * --reps; at least 1.
+ */
+int plan_rounds(const struct measure_opts *a);
+/* Reps of each cell in round @round: --reps in pairs, spread over the rounds
+ * (earlier rounds take the spare pairs, the last an odd rep); rounds that
+ * --precision adds take as many as the first. */
+int plan_round_reps(const struct measure_opts *a, int round);
+/* The cells' order in round @round: a permutation of 0..n-1 drawn from
+ * --seed and the round; the plan's own order when it has one round. */
+void plan_round_order(const struct plan *p, const struct measure_opts *a, int round, int *order);
 
 /* The syscall a cell hooks: --target, else the workload's own, else "". */
 const char *plan_target(const struct measure_opts *a, const char *workload);

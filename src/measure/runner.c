@@ -51,50 +51,6 @@ static void watch_end(struct cell_ctx *x)
 	x->watching = false;
 }
 
-/* Whether to run another rep; when not, *why says what ended the cell. */
-static bool want_rep(const struct cell_ctx *x, uint64_t rep_ns, enum cell_end *why)
-{
-	const struct cell *c = x->c;
-
-	if (c->nreps < x->a->reps)
-		return true;
-	if (!(x->a->precision > 0)) {
-		*why = END_REPS;
-		return false;
-	}
-	if (results_reached_pct(c) <= x->a->precision) {
-		*why = END_PRECISION;
-		return false;
-	}
-	if (now_ns() + rep_ns > x->deadline) {
-		*why = END_MAX_TIME;
-		return false;
-	}
-	if (c->nreps >= RESULTS_MAX_REPS) {
-		*why = END_MAX_REPS;
-		return false;
-	}
-	return true;
-}
-
-static int run_reps(struct cell_ctx *x)
-{
-	struct cell *c = x->c;
-	uint64_t rep_ns = 0;
-
-	c->ended_by = END_STOPPED;
-	signals_doing("running cell '%s'", x->pc->id);
-	while (want_rep(x, rep_ns, &c->ended_by)) {
-		uint64_t t0 = now_ns();
-
-		if (signals_interrupted() || cell_rep(x, c->nreps))
-			return -1;
-		watch_check(x);
-		rep_ns = now_ns() - t0;
-	}
-	return 0;
-}
-
 /* --latency: runs of their own after the reps, so that no overhead figure pays for timing. */
 /* 0, or -1 when interrupted or the cell failed */
 static int run_latency(struct cell_ctx *x)
@@ -190,31 +146,6 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 	return 0;
 }
 
-static void cell_run(struct cell *c, const struct plan_cell *pc, const struct measure_opts *a,
-		     const char *load_path, uint64_t deadline, struct stats_cost *cost,
-		     uint64_t tsc_hz)
-{
-	struct cell_ctx x = { .c = c, .pc = pc, .a = a, .deadline = deadline };
-
-	cell_init(c, pc, a);
-	x.base.spec.tsc_hz = x.traced.spec.tsc_hz = tsc_hz;
-	watch_begin(&x);
-	if (c->status == CELL_OK && !cell_prepare(&x, load_path) && !cell_setup(&x)) {
-		/*
-		 * After the reps, apart from them: neither timing every call nor
-		 * BPF stats may touch their figures, and a failure there costs
-		 * only what that step would have added (cell_keep_reps).
-		 */
-		if (!run_reps(&x) && !after_reps(&x))
-			progstats_pass(&x, cost);
-		x.t.phase = NULL;
-		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x.t.note);
-		cell_teardown(&x);
-	}
-	cmdload_release(&x);
-	watch_end(&x);
-}
-
 static void progress_line(FILE *f, int i, int n, const struct cell *c, bool precision)
 {
 	if (!f)
@@ -227,16 +158,179 @@ static void progress_line(FILE *f, int i, int n, const struct cell *c, bool prec
 	fflush(f);
 }
 
+/*
+ * A cell across the rounds: prepared (tracer found, sides calibrated) at
+ * its first visit, set up and torn down at every visit, finished after its
+ * last.
+ */
+struct slot {
+	struct cell_ctx x;
+	bool started, done;
+	uint64_t visit_ns;      /* its last visit's time: will the next fit the budget */
+};
+
+struct rounds_run {
+	const struct plan *p;
+	const struct measure_opts *a;
+	const char *load_path;
+	struct results *r;
+	FILE *progress;
+	struct slot *s;
+	int finished;           /* cells done, for the progress lines */
+	uint64_t budget_end;
+};
+
+static void finish_slot(struct rounds_run *rr, struct slot *s)
+{
+	struct cell *c = s->x.c;
+
+	s->done = true;
+	cmdload_release(&s->x);
+	results_finish_cell(c, c->seed);
+	progress_line(rr->progress, rr->finished++, rr->p->n, c, rr->a->precision > 0);
+}
+
+/*
+ * One visit of a cell in round @round: set up, @reps reps, and when it is
+ * the cell's last (@last, or --precision reached) the runs that come after
+ * the reps (--latency, BPF stats), then teardown. @why: what ends the cell
+ * when this visit is its last.
+ */
+static void visit(struct rounds_run *rr, struct slot *s, int round, int reps, bool last,
+		  enum cell_end why)
+{
+	struct cell_ctx *x = &s->x;
+	struct cell *c = x->c;
+	const struct measure_opts *a = rr->a;
+	uint64_t t0 = now_ns();
+	bool ok = true;
+
+	watch_begin(x);
+	if (!s->started) {
+		s->started = true;
+		x->base.spec.tsc_hz = x->traced.spec.tsc_hz = (uint64_t)rr->r->timing.tsc_hz;
+		if (cell_prepare(x, rr->load_path))
+			ok = false;
+	}
+	if (ok && cell_setup(x))
+		ok = false;
+	if (ok) {
+		x->round = round;
+		signals_doing("running cell '%s'", x->pc->id);
+		for (int k = 0; k < reps && ok; k++) {
+			if (signals_interrupted() || cell_rep(x, c->nreps))
+				ok = false;
+			else
+				watch_check(x);
+		}
+		if (ok && !last && a->precision > 0 && !c->aa && round + 1 >= plan_rounds(a) &&
+		    results_reached_pct(c) <= a->precision) {
+			last = true;
+			why = END_PRECISION;
+		}
+		if (ok && !last && c->nreps + plan_round_reps(a, 0) > RESULTS_MAX_REPS) {
+			last = true;
+			why = END_MAX_REPS;
+		}
+		/* after the reps, apart from them: neither timing every call nor BPF
+		 * stats may touch their figures */
+		if (ok && last) {
+			c->ended_by = why;
+			/* a failure here costs only what that step adds (cell_keep_reps) */
+			if (!after_reps(x))
+				progstats_pass(x, &rr->r->stats_cost);
+		}
+		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x->t.note);
+		cell_teardown(x);
+	}
+	watch_end(x);
+	s->visit_ns = now_ns() - t0;
+	if (!ok || last || signals_interrupted())
+		finish_slot(rr, s);
+}
+
+/* --precision, A/A cells aside: is any cell still after its target */
+static bool any_measuring(const struct rounds_run *rr)
+{
+	for (int i = 0; i < rr->p->n; i++)
+		if (!rr->s[i].done && !rr->s[i].x.c->aa)
+			return true;
+	return false;
+}
+
+/*
+ * The plan in rounds (docs/method.md §5c): each round visits every cell
+ * still measuring, in an order of its own. Without --precision a cell's
+ * last round is the plan's; with it, a cell ends once its interval is
+ * narrow enough after the plan's rounds, or when the next round would
+ * overrun --max-time. The A/A cells run in every round while any other
+ * cell does: the noise floor comes from the same rounds.
+ */
+static void run_rounds(struct rounds_run *rr)
+{
+	const struct measure_opts *a = rr->a;
+	int R = plan_rounds(a), n = rr->p->n;
+	int *order = calloc((size_t)n + 1, sizeof(*order));
+	enum cell_end why = END_REPS;
+	uint64_t round_ns = 0;
+
+	if (!order)
+		die("out of memory");
+	for (int round = 0; !signals_interrupted(); round++) {
+		uint64_t t0 = now_ns();
+
+		if (round >= R && !(a->precision > 0))
+			break;
+		if (round >= R && !any_measuring(rr)) {
+			why = END_PRECISION;
+			break;
+		}
+		if (round >= R && now_ns() + round_ns > rr->budget_end) {
+			why = END_MAX_TIME;
+			break;
+		}
+		plan_round_order(rr->p, a, round, order);
+		if (rr->progress && (R > 1 || a->precision > 0))
+			fprintf(rr->progress, "round %d%s%d\n", round + 1, round < R ? "/" : ", after ",
+				R);
+		for (int i = 0; i < n && !signals_interrupted(); i++) {
+			struct slot *s = &rr->s[order[i]];
+
+			if (s->done)
+				continue;
+			if (round >= R && now_ns() + s->visit_ns > rr->budget_end) {
+				visit(rr, s, round, 0, true, END_MAX_TIME);
+				continue;
+			}
+			visit(rr, s, round, plan_round_reps(a, round),
+			      !(a->precision > 0) && round == R - 1, END_REPS);
+		}
+		round_ns = now_ns() - t0;
+	}
+	/* what is left: A/A cells once no other measures, cells out of time */
+	for (int i = 0; i < n && !signals_interrupted(); i++)
+		if (!rr->s[i].done && rr->s[i].started)
+			visit(rr, &rr->s[i], -1, 0, true,
+			      why == END_PRECISION && rr->s[i].x.c->aa &&
+			      results_reached_pct(rr->s[i].x.c) > a->precision ? END_REPS : why);
+	free(order);
+}
+
 int runner_run(const struct plan *p, const struct measure_opts *a, const char *load_path,
 	       struct results *r, FILE *progress)
 {
-	uint64_t t0 = now_ns(), budget_end = t0 + (uint64_t)a->max_time_s * 1000000000ull;
+	uint64_t t0 = now_ns();
+	struct rounds_run rr = { .p = p, .a = a, .load_path = load_path, .r = r,
+				 .progress = progress,
+				 .budget_end = t0 + (uint64_t)a->max_time_s * 1000000000ull };
 	int failed = 0, disturbed = 0;
 
 	r->cells = calloc((size_t)p->n + 1, sizeof(*r->cells));
-	if (!r->cells)
+	rr.s = calloc((size_t)p->n + 1, sizeof(*rr.s));
+	if (!r->cells || !rr.s)
 		die("out of memory");
 	r->opts.reps = a->reps;
+	r->opts.rounds = plan_rounds(a);
 	r->opts.run_ms = a->run_ms;
 	r->opts.iterations = a->iterations;
 	r->opts.seed = a->seed;
@@ -246,20 +340,29 @@ int runner_run(const struct plan *p, const struct measure_opts *a, const char *l
 	r->opts.msg_size = a->msg_size;
 	snprintf(r->opts.target, sizeof(r->opts.target), "%s", a->target ? a->target : "");
 	snprintf(r->opts.tracer_cpu, sizeof(r->opts.tracer_cpu), "%s", a->tracer_cpu);
-	for (int i = 0; i < p->n && !signals_interrupted(); i++) {
-		struct cell *c = &r->cells[i];
-		uint64_t now = now_ns();
-		/* what is left of the budget, shared fairly by the cells still to run */
-		uint64_t share = budget_end > now ? (budget_end - now) / (uint64_t)(p->n - i) : 0;
+	r->ncells = p->n;
+	for (int i = 0; i < p->n; i++) {
+		struct slot *s = &rr.s[i];
 
-		r->ncells = i + 1;
-		cell_run(c, &p->cells[i], a, load_path, now + share, &r->stats_cost,
-			 (uint64_t)r->timing.tsc_hz);
-		results_finish_cell(c, c->seed);
+		s->x = (struct cell_ctx){ .c = &r->cells[i], .pc = &p->cells[i], .a = a,
+					  .deadline = UINT64_MAX };
+		cell_init(&r->cells[i], &p->cells[i], a);
+	}
+	run_rounds(&rr);
+	for (int i = 0; i < p->n; i++) {
+		struct cell *c = &r->cells[i];
+
+		if (!rr.s[i].started) {
+			/* interrupted before its first round came */
+			c->status = CELL_SKIPPED;
+			snprintf(c->reason, sizeof(c->reason), "not run: interrupted");
+		}
+		if (!rr.s[i].done)
+			finish_slot(&rr, &rr.s[i]);
 		failed |= c->status == CELL_FAILED;
 		disturbed |= c->disturbed;
-		progress_line(progress, i, p->n, c, a->precision > 0);
 	}
+	free(rr.s);
 	results_finish(r);
 	r->elapsed_s = (double)(now_ns() - t0) / 1e9;
 	signals_doing(NULL);

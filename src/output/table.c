@@ -208,12 +208,13 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 
 	fprintf(out, "%stracetax %s%s: kernel %s %s, %d x %s\n", st->bold, e->tracetax_version,
 		st->reset, e->kernel, e->arch, e->cpus, e->cpu_model);
-	fprintf(out, "clocksource %s, virt %s, governor %s, %d reps, seed %llu%s%s\n",
+	fprintf(out, "clocksource %s, virt %s, governor %s, %d reps in %d round%s, seed %llu%s%s\n",
 		e->clocksource, e->virtualization, e->governor, r->opts.reps,
+		r->opts.rounds > 1 ? r->opts.rounds : 1, r->opts.rounds > 1 ? "s" : "",
 		(unsigned long long)r->opts.seed, r->opts.target[0] ? ", target " : "",
 		r->opts.target);
 	if (r->opts.precision > 0)
-		fprintf(out, "--precision %.3g%%: reps added until the overhead's CI is within +-%.3g%%, "
+		fprintf(out, "--precision %.3g%%: rounds added until the overhead's CI is within +-%.3g%%, "
 			"in at most %d s\n", r->opts.precision, r->opts.precision, r->opts.max_time_s);
 	if (e->other_tracers[0] && strcmp(e->other_tracers, "none"))
 		fprintf(out, "%salready tracing: %s%s\n", st->yellow, e->other_tracers, st->reset);
@@ -293,15 +294,20 @@ static void print_unmeasured(FILE *out, const struct results *r, const struct la
 	}
 }
 
-static void print_footer(FILE *out, const struct style *st, bool reader, bool prog, bool tool)
+static void print_footer(FILE *out, const struct style *st, bool reader, bool prog, bool tool,
+			 int rounds)
 {
 	fprintf(out, "%s"
 		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
-		"per event, mean [95%% CI, Student's t over paired reps]; slowdown: traced / base;\n"
+		"%s; slowdown: traced / base;\n"
 		"noise floor: the largest overhead the A/A cell (none) allows; hits/events: events the\n"
 		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
 		"dropped or overwritten%s%s%s%s\n",
-		st->dim, reader ? "; tracer cpu: CPU ns per event of our reader,\n"
+		st->dim, rounds > 1 ?
+		"per event, mean [95% CI, Student's t over the cell's round means: it holds the\n"
+		"machine's drift between rounds]" :
+		"per event, mean [95% CI, Student's t over paired reps]",
+		reader ? "; tracer cpu: CPU ns per event of our reader,\n"
 		"supervisor or ptrace helper" : "", prog ? "; prog ns: the BPF program's own time per\n"
 		"run (kernel BPF stats, median of 3 traced runs after the reps)" : "",
 		tool ? ";\nstart/exit ms: a tool's launch to attached, and the workload's end (or\n"
@@ -340,7 +346,8 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	}
 	if (measured) {
 		fputc('\n', out);
-		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG], l.show[COL_TOOL]);
+		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG], l.show[COL_TOOL],
+			     r->opts.rounds);
 		output_dist_sections(r, out, st->reset[0]);
 		output_table_net(r, out, st->bold, st->reset);
 		output_table_cmd(r, out, st->bold, st->reset);

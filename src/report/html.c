@@ -200,8 +200,8 @@ static void compare_table(FILE *f, const struct cmp *c)
 		if (isfinite(w->ratio))
 			fprintf(f, "×%.2f", w->ratio);
 		fputs("</td><td class=\"num\">", f);
-		if (isfinite(w->p_mw))
-			fprintf(f, w->p_mw < 0.001 ? "&lt;0.001" : "%.3f", w->p_mw);
+		if (isfinite(w->p))
+			fprintf(f, w->p < 0.001 ? "&lt;0.001" : "%.3f", w->p);
 		fprintf(f, "</td><td class=\"%s\">%s</td></tr>\n", w->verdict == VERDICT_WORSE ? "worse" :
 			w->verdict == VERDICT_BETTER ? "better" : "", compare_verdict_name(w->verdict));
 	}
@@ -285,8 +285,9 @@ static void method(FILE *f)
 	      "<p><i>hits</i>: the events the tracer reported against those the workload made; "
 	      "<i>lost</i>: seen but dropped. The noise floor is what the A/A cell (nothing attached) "
 	      "measured as an overhead: smaller overheads cannot be told from noise.</p>\n"
-	      "<p>Comparisons: B − A of the mean overheads, a 95% bootstrap interval over each run's "
-	      "reps, the Mann–Whitney U p-value, and a verdict (tracetax's docs/method.md, §9).</p>\n"
+	      "<p>Comparisons: B − A of the mean overheads, Welch's 95% interval over each run's "
+	      "round means, the p of that same t test (Holm-adjusted for the verdicts), and a verdict "
+	      "(tracetax's docs/method.md, §9).</p>\n"
 	      "<p>The results documents are embedded in this page "
 	      "(<code>script type=\"application/json\"</code>).</p>\n</section>\n", f);
 }

@@ -12,6 +12,8 @@
 
 #include "load/workloads.h"
 #include "results/results.h"
+#include "results/stats.h"
+#include "results/stats_rounds.h"
 #include "load/syscalls.h"
 #include "base/utf8.h"
 #include "base/util.h"
@@ -185,8 +187,10 @@ static void write_note(struct cell *c)
 			 c->outliers == 1 ? "" : "s", m, lo, hi);
 	}
 	if (c->precision_pct > 0 && c->ended_by != END_PRECISION)
-		note_add(c, "precision %.3g%% not reached (%.3g%% after %d reps)", c->precision_pct,
-			 c->reached_pct, c->nreps);
+		note_add(c, "precision %.3g%% not reached (%.3g%% after %d reps in %d rounds)",
+			 c->precision_pct, c->reached_pct, c->nreps, c->rounds);
+	if (c->between_share > RESULTS_BETWEEN_NOTE)
+		note_add(c, "drift between rounds: %.0f%% of the variance", 100 * c->between_share);
 	if (c->steal_pct > STEAL_NOTE_PCT)
 		note_add(c, "steal %.1f%% of the time", c->steal_pct);
 	if (c->mhz_max > c->mhz_min * (1 + MHZ_NOTE_PCT / 100))
@@ -206,26 +210,86 @@ static void write_note(struct cell *c)
 			 (long long)c->lat->events);
 }
 
+void results_overhead_ci(const struct cell *c, double ci[2], double *mean, int *rounds,
+			 double *between_share)
+{
+	size_t n = c->nreps > 0 ? (size_t)c->nreps : 0;
+	double *d = calloc(n + 1, sizeof(*d));
+	int *round = calloc(n + 1, sizeof(*round));
+	struct rounds_est e;
+
+	if (!d || !round)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		d[i] = c->reps[i].traced_ns_per_op - c->reps[i].base_ns_per_op;
+		round[i] = c->reps[i].round;
+	}
+	stats_rounds_ci(d, round, n, 0.95, &e);
+	*rounds = (int)e.rounds;
+	*between_share = e.between_share;
+	if (e.rounds >= 2) {
+		*mean = e.mean;
+		ci[0] = e.ci[0];
+		ci[1] = e.ci[1];
+	} else {
+		*mean = stats_mean(d, n);
+		stats_t_ci(d, n, 0.95, ci);
+	}
+	free(round);
+	free(d);
+}
+
 double results_reached_pct(const struct cell *c)
 {
 	size_t n = c->nreps > 0 ? (size_t)c->nreps : 0;
-	double *d, *b, ci[2], ref;
+	double ci[2], mean, share, ref;
+	int rounds;
 
 	if (n < 2)
 		return NAN;
-	d = calloc(n, sizeof(*d));
-	b = calloc(n, sizeof(*b));
-	if (!d || !b)
-		die("out of memory");
-	for (size_t i = 0; i < n; i++) {
-		b[i] = c->reps[i].base_ns_per_op;
-		d[i] = c->reps[i].traced_ns_per_op - b[i];
+	results_overhead_ci(c, ci, &mean, &rounds, &share);
+	if (c->aa) {
+		double *b = calloc(n, sizeof(*b));
+
+		if (!b)
+			die("out of memory");
+		for (size_t i = 0; i < n; i++)
+			b[i] = c->reps[i].base_ns_per_op;
+		ref = stats_mean(b, n);
+		free(b);
+	} else {
+		ref = fabs(mean);
 	}
-	stats_t_ci(d, n, 0.95, ci);
-	ref = c->aa ? stats_mean(b, n) : fabs(stats_mean(d, n));
-	free(d);
-	free(b);
 	return ref > 0 ? 100 * (ci[1] - ci[0]) / 2 / ref : INFINITY;
+}
+
+/*
+ * Round means of the traced and baseline ns/op, for the slowdown's
+ * interval: with rounds, a round is the unit the drift acts on, as for
+ * the overhead. One round: the reps themselves.
+ */
+static size_t round_means(const struct cell *c, double *traced, double *base)
+{
+	size_t n = (size_t)c->nreps, k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j, cnt = 0;
+		double t = 0, b = 0;
+
+		for (j = 0; j < i && c->reps[j].round != c->reps[i].round; j++)
+			;
+		if (j < i)
+			continue;	/* this round is done */
+		for (j = i; j < n; j++)
+			if (c->reps[j].round == c->reps[i].round) {
+				t += c->reps[j].traced_ns_per_op;
+				b += c->reps[j].base_ns_per_op;
+				cnt++;
+			}
+		traced[k] = t / (double)cnt;
+		base[k++] = b / (double)cnt;
+	}
+	return k;
 }
 
 /*
@@ -288,7 +352,8 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 		summary_empty(&c->base);
 		summary_empty(&c->traced);
 		summary_empty(&c->overhead);
-		c->slowdown = c->base_cv = c->reached_pct = NAN;
+		c->slowdown = c->base_cv = c->reached_pct = c->between_share = NAN;
+		c->rounds = 0;
 		c->slowdown_ci95[0] = c->slowdown_ci95[1] = NAN;
 		per_hit_and_byte(c);
 		write_note(c);
@@ -308,8 +373,24 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	stats_summarize(base, n, seed ^ SEED_BASE, &c->base);
 	stats_summarize(traced, n, seed ^ SEED_TRACED, &c->traced);
 	stats_summarize(over, n, seed ^ SEED_OVERHEAD, &c->overhead);
-	c->slowdown = c->base.mean > 0 ? c->traced.mean / c->base.mean : NAN;
-	stats_ratio_ci(traced, base, n, 0.95, c->slowdown_ci95);
+	/* two-level: the interval (and its mean) over round means when there are rounds */
+	results_overhead_ci(c, c->overhead.ci95, &c->overhead.mean, &c->rounds, &c->between_share);
+	{
+		double *tm = calloc(n, sizeof(*tm)), *bm = calloc(n, sizeof(*bm));
+		size_t k;
+
+		if (!tm || !bm)
+			die("out of memory");
+		k = round_means(c, tm, bm);
+		c->slowdown = k > 1 ? stats_mean(tm, k) / stats_mean(bm, k) :
+			      c->base.mean > 0 ? c->traced.mean / c->base.mean : NAN;
+		if (k > 1)
+			stats_ratio_ci(tm, bm, k, 0.95, c->slowdown_ci95);
+		else
+			stats_ratio_ci(traced, base, n, 0.95, c->slowdown_ci95);
+		free(tm);
+		free(bm);
+	}
 	c->base_cv = stats_cv(base, n);
 	c->reached_pct = results_reached_pct(c);
 	c->outliers = (int)stats_mad_outliers(over, n, flags);

@@ -63,6 +63,7 @@ struct rep {
 	double startup_ms;        /* a tool: launch to attached; NaN: not a tool */
 	double shutdown_ms;       /* a tool: detach (or the workload's exit) to its exit; NaN */
 	bool traced_first;        /* the order this rep ran in */
+	int round;                /* the round of the plan it ran in, from 0 */
 	bool outlier;             /* MAD flag on its overhead */
 	/* what the machine did meanwhile, on the CPUs the workload ran on */
 	double wall_ms;           /* both runs, fork to reap */
@@ -145,6 +146,9 @@ struct cell {
 	double precision_pct;     /* --precision asked for; 0: none */
 	double reached_pct;       /* overhead CI half-width, % of |overhead| (A/A: of
 	                             the baseline); NaN with fewer than 2 reps */
+	int rounds;               /* rounds its reps ran in (results_finish_cell) */
+	double between_share;     /* the variance of the overhead between rounds, share
+	                             of the total (two-level); NaN with < 2 rounds */
 	bool disturbed;           /* other tracing changed during the cell */
 	char disturbed_by[256];   /* what appeared or went away */
 	char tracer_note[256];    /* what the tracer said a reader must know */
@@ -239,7 +243,8 @@ struct environment {
 };
 
 struct run_options {
-	int reps;
+	int reps;                 /* per cell, over every round */
+	int rounds;               /* --rounds: the plan's rounds (before --precision adds) */
 	int run_ms;
 	int64_t iterations;       /* 0: calibrate per cell */
 	uint64_t seed;
@@ -277,6 +282,17 @@ enum hits_rule results_hits_rule(const struct cell *c);
 /* Whether @hits of @events (the cell's, or its latency runs') keep the rule;
  * true when the tracer cannot count (@hits < 0). */
 bool results_hits_ok(const struct cell *c, int64_t hits, int64_t events);
+/*
+ * A cell's overhead interval, two-level (docs/method.md §5c): with reps in
+ * two rounds or more, Student's t over the round means (rounds - 1 df),
+ * which holds the drift of the machine between rounds; with one round,
+ * Student's t over the paired reps. Also the between-round share.
+ */
+void results_overhead_ci(const struct cell *c, double ci[2], double *mean, int *rounds,
+			 double *between_share);
+/* A between-round share above this gets a note: the drift dominates. */
+#define RESULTS_BETWEEN_NOTE 0.5
+
 /* Fill cell's statistics from its reps (results.c); @seed: the cell's own. */
 void results_finish_cell(struct cell *c, uint64_t seed);
 /*

@@ -25,6 +25,8 @@ double stats_cv(const double *x, size_t n);            /* stddev / mean */
 /* Quantile of Student's t with df degrees of freedom (df > 0, not only
  * integers; df = INFINITY is the normal). NaN for p outside [0, 1]. */
 double stats_t_quantile(double p, double df);
+/* P(T > t) for Student's t with df degrees of freedom (df > 0; INFINITY: the normal) */
+double stats_t_upper(double t, double df);
 /* Two-sided Student's t interval of the mean at level (0.95 for 95%).
  * n = 1 gives [x, x], n = 0 NaN. */
 void stats_t_ci(const double *x, size_t n, double level, double ci[2]);

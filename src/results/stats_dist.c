@@ -170,3 +170,16 @@ double stats_t_quantile(double p, double df)
 		t = t_upper_inverse(q, df);
 	return p < 0.5 ? -t : t;
 }
+
+double stats_t_upper(double t, double df)
+{
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (t < 0)
+		return 1 - stats_t_upper(-t, df);
+	if (isinf(t))
+		return 0;
+	if (isinf(df))
+		return 0.5 * erfc(t / M_SQRT2);
+	return t_upper(t, df, log_beta_half(df));
+}

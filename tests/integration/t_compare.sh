@@ -109,6 +109,7 @@ cmp_run noisy "$TMP/a.json" "$TMP/noisy.json"
 cmp_run slow "$TMP/a.json" "$TMP/slow.json"
 grep -q '^warning: the untraced workload ran 11% slower in B' "$TMP/slow" || fail "a vs slow: no warning: $(head -8 "$TMP/slow")"
 [ "$(grep -c '(baseline +11%)' "$TMP/slow")" = 6 ] || fail "a vs slow: want every row's baseline noted"
+[ "$(verdicts "$TMP/slow" | sort -u)" = noisy ] || fail "a vs slow: a baseline 11% slower in B, significantly: want no verdict: $(cat "$TMP/slow")"
 grep -q 'baseline +' "$TMP/worse" && fail "a vs worse: a baseline noted that did not move"
 
 cmp_run other "$TMP/a.json" "$TMP/other.json"

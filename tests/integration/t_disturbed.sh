@@ -7,9 +7,9 @@ need_root
 available perf:count | grep -q . || skip "tracer 'perf:count' not available here"
 [ -x "$B/tests/tt-attach" ] || fail "no $B/tests/tt-attach"
 
-# perf:count's cell: calibration (well under a second), then 30 reps of
-# about 250 ms; tt-attach comes at 2.5 s and stays 1 s, within those reps.
-"$TT" run -t perf:count,none --reps 30 --run-ms 100 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
+# perf:count's cell (one round: it runs first, whole): calibration (well
+# under a second), then 30 reps of about 250 ms; tt-attach comes at 2.5 s and stays 1 s, within those reps.
+"$TT" run -t perf:count,none --reps 30 --rounds 1 --run-ms 100 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 sleep 2.5
 grep -q '^\[1/' "$TMP/err" && fail "perf:count's cell ended before the attach: the test needs longer reps"

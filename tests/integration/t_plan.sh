@@ -7,8 +7,19 @@
 # --dry-run: the plan, at once, and no kernel tracing call at all
 "$TT" run --dry-run -t none,bpf:tp/count,ptrace:all -T 1,2 --reps 6 >"$TMP/plan" 2>&1 ||
 	fail "--dry-run exited $?: $(cat "$TMP/plan")"
-grep -q '^plan: 6 cells, 6 reps each' "$TMP/plan" || fail "no plan line: $(cat "$TMP/plan")"
-[ "$(grep -cE '^ +[0-9]+  getpid .* [TB]{6}$' "$TMP/plan")" = 6 ] || fail "want 6 cells with 6 rep orders: $(cat "$TMP/plan")"
+grep -q '^plan: 6 cells, 6 reps each in 3 rounds' "$TMP/plan" || fail "no plan line: $(cat "$TMP/plan")"
+[ "$(grep -cE '^ +[0-9]+  getpid .* [TB]{2} [TB]{2} [TB]{2}$' "$TMP/plan")" = 6 ] ||
+	fail "want 6 cells with 3 rounds of 2 rep orders: $(cat "$TMP/plan")"
+# the rounds: each a permutation of the 6 cells, not all in one order
+python3 - "$TMP/plan" <<'PY' || fail "the rounds' orders: $(cat "$TMP/plan")"
+import re, sys
+text = open(sys.argv[1]).read().split("rounds: the cells' order in each")[1]
+orders = [l.split()[1:] for l in text.splitlines() if re.match(r"^ +[0-9]+ +[0-9]", l)]
+print("round orders:", orders)
+assert len(orders) == 3, orders
+assert all(sorted(map(int, o)) == list(range(1, 7)) for o in orders), orders
+assert len({tuple(o) for o in orders}) > 1, "every round in the same order"
+PY
 if command -v strace >/dev/null; then
 	# LeakSanitizer cannot run under ptrace (the ASan build): no leak check here
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \

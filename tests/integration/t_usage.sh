@@ -15,6 +15,7 @@ bad "is not a tracetax command" frob
 bad "unknown workload 'nope'" run -w nope --json "$TMP/r.json"
 bad "unknown tracer 'bpf:nope'" run -t bpf:nope
 bad "invalid --reps '0'" run --reps 0
+bad "invalid --rounds '0'" run --rounds 0
 bad "invalid thread count" run --threads 0
 bad "unknown target syscall 'open'" run --target open
 bad "needs a value" run --json

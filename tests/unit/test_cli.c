@@ -37,8 +37,10 @@ static void test_defaults(void **state)
 	assert_string_equal(a.m.workloads[0], "getpid");
 	assert_int_equal(a.m.nthreads, 1);
 	assert_int_equal(a.m.threads[0], 1);
-	assert_int_equal(a.m.reps, 5);
-	assert_int_equal(a.m.run_ms, 100);
+	/* 8 rounds of 2 reps of 25 ms runs (docs/method.md §5c) */
+	assert_int_equal(a.m.reps, 16);
+	assert_int_equal(a.m.rounds, 8);
+	assert_int_equal(a.m.run_ms, 25);
 	assert_int_equal(a.m.iterations, 0);
 	assert_null(a.m.target);
 	assert_null(a.json_path);

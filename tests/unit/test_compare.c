@@ -136,9 +136,11 @@ static void test_verdict(void **state)
 	assert_int_equal(compare_verdict(5, 5, 0.01, 10, up, 0.001, 10.5, NAN), VERDICT_SAME);
 	assert_int_equal(compare_verdict(5, 5, 0.01, 10, up, 0.001, 1, 11), VERDICT_SAME);
 	assert_int_equal(compare_verdict(5, 5, 0.01, 10, up, NAN, 1, NAN), VERDICT_SAME);
-	/* below the minimum on either side: no verdict at all */
-	assert_int_equal(compare_verdict(4, 50, 0.01, 10, up, 0.001, 1, NAN), VERDICT_TOO_FEW);
+	/* below the minimum (3 units: round means, or reps of a one-round run) on either
+	 * side: no verdict at all */
+	assert_int_equal(compare_verdict(2, 50, 0.01, 10, up, 0.001, 1, NAN), VERDICT_TOO_FEW);
 	assert_int_equal(compare_verdict(50, 2, 0.01, 10, up, 0.001, 1, NAN), VERDICT_TOO_FEW);
+	assert_int_equal(compare_verdict(3, 3, 0.01, 10, up, 0.001, 1, NAN), VERDICT_WORSE);
 	assert_string_equal(compare_verdict_name(VERDICT_TOO_FEW), "too few reps");
 	/* a side's baseline above 5% cv: no verdict either; NaN (one rep) is not noisy */
 	assert_int_equal(compare_verdict(5, 5, 0.051, 10, up, 0.001, 1, NAN), VERDICT_NOISY);

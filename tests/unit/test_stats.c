@@ -14,6 +14,7 @@
 
 #include "results/results.h"
 #include "results/stats.h"
+#include "results/stats_rounds.h"
 
 #define EPS 1e-9
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -623,6 +624,111 @@ static void test_finish_cell_empty(void **state)
 	assert_string_equal(c.note, "");
 }
 
+/* Two-level: reps within rounds, the interval over round means (docs/method.md §5c). */
+static void test_rounds_ci(void **state)
+{
+	/* rounds 0, 1, 2 of two reps each: round means 2, 6, 3 */
+	const double x[] = { 1, 3, 5, 7, 2, 4 };
+	const int r[] = { 0, 0, 1, 1, 2, 2 };
+	/* unbalanced, rounds in any order: means 3 (1, 3, 5), 10 (10), 5 (4, 6) */
+	const double u[] = { 4, 1, 10, 3, 6, 5 };
+	const int ur[] = { 7, 2, 5, 2, 7, 2 };
+	struct rounds_est e;
+
+	(void)state;
+	stats_rounds_ci(x, r, N(x), 0.95, &e);
+	assert_int_equal(e.rounds, 3);
+	assert_int_equal(e.n, 6);
+	/* mean of 2, 6, 3 = 11/3; deviations -5/3, 7/3, -2/3: squares 26/3, /2 = 13/3,
+	 * sd 2.0816659994661326, se = sd / sqrt 3 = 1.2018504251546633 */
+	assert_near(e.mean, 11.0 / 3, EPS);
+	assert_near(e.se, 1.2018504251546633, EPS);
+	assert_near(e.df, 2, 0);
+	/* t(0.975, 2) = 4.302652729749464: 11/3 -+ 5.17115... */
+	assert_near(e.ci[0], -1.5044783458755995, 1e-9);
+	assert_near(e.ci[1], 8.837811679208933, 1e-9);
+	/* within: each round's pair is 2 apart, variance 2; between: MSB = 2 (SS 52/3) / 2
+	 * = 26/3, n0 = 2: (26/3 - 2) / 2 = 10/3; share 10/3 / (10/3 + 2) = 0.625 */
+	assert_near(e.within_var, 2, EPS);
+	assert_near(e.between_var, 10.0 / 3, EPS);
+	assert_near(e.between_share, 0.625, EPS);
+
+	stats_rounds_ci(u, ur, N(u), 0.95, &e);
+	assert_int_equal(e.rounds, 3);
+	/* each round weighs the same: (3 + 10 + 5) / 3 = 6, not the reps' 29/6 */
+	assert_near(e.mean, 6, EPS);
+	assert_near(e.ci[0], -2.956685895029601, 1e-9);
+	assert_near(e.ci[1], 14.9566858950296, 1e-9);
+	/* SSW 8 + 0 + 2 over 3 df = 10/3; SSB 36.8333 over 2 = 18.41667; n0 = (6 - 14/6) / 2
+	 * = 11/6: between (18.41667 - 3.33333) / (11/6) = 8.2272727, share 0.71166448 */
+	assert_near(e.within_var, 10.0 / 3, EPS);
+	assert_near(e.between_var, 8.227272727272727, 1e-9);
+	assert_near(e.between_share, 0.7116644823066841, 1e-9);
+
+	/* one round: the rounds say nothing about drift, no interval (the caller falls back) */
+	stats_rounds_ci(x, (const int[]){ 0, 0, 0, 0, 0, 0 }, N(x), 0.95, &e);
+	assert_int_equal(e.rounds, 1);
+	assert_true(isnan(e.ci[0]) && isnan(e.se) && isnan(e.between_share));
+	assert_near(e.within_var, 14.0 / 3, EPS);	/* the sample variance of x: (70/3) / 5 */
+	/* rounds of one rep: no within variance, the interval is the t over the reps */
+	stats_rounds_ci(classic, (const int[]){ 0, 1, 2, 3, 4, 5, 6, 7 }, N(classic), 0.95, &e);
+	assert_true(isnan(e.within_var) && isnan(e.between_share));
+	{
+		double ci[2];
+
+		stats_t_ci(classic, N(classic), 0.95, ci);
+		assert_near(e.ci[0], ci[0], EPS);
+		assert_near(e.ci[1], ci[1], EPS);
+	}
+	/* equal rounds: no between variance, share 0 */
+	stats_rounds_ci((const double[]){ 1, 3, 1, 3 }, (const int[]){ 0, 0, 1, 1 }, 4, 0.95, &e);
+	assert_near(e.between_var, 0, 0);
+	assert_near(e.between_share, 0, 0);
+	assert_near(e.ci[0], 2, EPS);
+	assert_near(e.ci[1], 2, EPS);
+	stats_rounds_ci(x, r, 0, 0.95, &e);
+	assert_true(isnan(e.mean) && e.rounds == 0);
+}
+
+/* Student's t upper tail, and Welch's interval and p built on it */
+static void test_t_upper_welch(void **state)
+{
+	double ci[2], p, df;
+
+	(void)state;
+	/* Cauchy (df 1): P(T > 1) = 1/4 exactly; P(T > 0) = 1/2 */
+	assert_near(stats_t_upper(1, 1), 0.25, 1e-12);
+	assert_near(stats_t_upper(0, 7), 0.5, 1e-15);
+	assert_near(stats_t_upper(-1, 1), 0.75, 1e-12);
+	/* df 2: P(T > t) = (1 - t / sqrt(t^2 + 2)) / 2; t = 1: 0.2113248654051871 */
+	assert_near(stats_t_upper(1, 2), 0.2113248654051871, 1e-12);
+	/* the inverse of the quantile */
+	assert_rel(stats_t_upper(2.776445105197793, 4), 0.025, 1e-9);
+	assert_rel(stats_t_upper(stats_t_quantile(0.9995, 12.3), 12.3), 0.0005, 1e-9);
+	assert_rel(stats_t_upper(1.959963984540054, INFINITY), 0.025, 1e-12);
+	assert_true(isnan(stats_t_upper(1, 0)));
+
+	/* A: 10, se 1, 4 df; B: 13, se 2, 9 df. se of B - A = sqrt 5; Welch-Satterthwaite
+	 * df = 5^2 / (1/4 + 16/9) = 12.328767123287673; t = 3 / sqrt 5 = 1.3416407864998738 */
+	stats_welch_diff(10, 1, 4, 13, 2, 9, 0.95, ci, &p, &df);
+	assert_near(df, 12.328767123287673, 1e-9);
+	assert_near(ci[0], 3 - stats_t_quantile(0.975, df) * sqrt(5), 1e-9);
+	assert_near(ci[1], 3 + stats_t_quantile(0.975, df) * sqrt(5), 1e-9);
+	assert_near(p, 2 * stats_t_upper(1.3416407864998738, df), 1e-12);
+	assert_true(p > 0.2 && p < 0.21);	/* t 1.34 at 12 df: p 0.204 */
+	/* the p and the interval are one test: p = 0.05 exactly where the interval touches 0 */
+	stats_welch_diff(0, 1, 6, stats_t_quantile(0.975, 6) * sqrt(2), 1, 6, 0.95, ci, &p, &df);
+	assert_near(df, 12, 1e-9);
+	stats_welch_diff(0, 1, 12, stats_t_quantile(0.975, 12) * sqrt(2), 1, 12, 0.95, ci, &p, &df);
+	assert_near(df, 24, 1e-9);
+	stats_welch_diff(0, 1, 12, stats_t_quantile(0.975, 24) * sqrt(2), 1, 12, 0.95, ci, &p, &df);
+	assert_near(p, 0.05, 1e-9);
+	assert_near(ci[0], 0, 1e-9);
+	/* a side without a standard error: nothing */
+	stats_welch_diff(0, NAN, 1, 1, 1, 1, 0.95, ci, &p, &df);
+	assert_true(isnan(ci[0]) && isnan(p));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -640,6 +746,8 @@ int main(void)
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_rng_uniform_normal),
 		cmocka_unit_test(test_seed_of),
+		cmocka_unit_test(test_rounds_ci),
+		cmocka_unit_test(test_t_upper_welch),
 		cmocka_unit_test(test_coverage_mean),
 		cmocka_unit_test(test_coverage_ratio),
 		cmocka_unit_test(test_finish_cell),
