@@ -69,6 +69,14 @@ rm -rf "$out"
 mkdir -p "$tmp/x"
 dpkg-deb -x "$deb" "$tmp/x" || die "dpkg-deb -x $(basename "$deb") failed"
 [ -f "$tmp/x/boot/vmlinuz-$version" ] || die "package '$pkg' holds no boot/vmlinuz-$version"
+# modules.dep: the order the VM's initramfs loads virtio and 9p in (a
+# package's postinst makes it on install; this one is not installed)
+if command -v depmod >/dev/null 2>&1 || [ -x /sbin/depmod ]; then
+	PATH=$PATH:/sbin:/usr/sbin depmod -b "$tmp/x" "$version" ||
+		die "depmod -b failed on $pkg"
+else
+	echo "tracetax: no depmod (kmod): the VM needs modules.dep" >&2
+fi
 touch "$tmp/x/.unpacked"
 mv "$tmp/x" "$out"
 echo "$image"
