@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "measure/vm.h"
-#include "signals.h"
+#include "base/signals.h"
 
 /* One line into err; the value to return: -1 a failure, -2 bad input (exit 2). */
 static int __attribute__((format(printf, 4, 5)))
@@ -498,12 +498,19 @@ static int write_run_sh(const char *path, const char *accel, const struct vm_spe
 			char *err, size_t errlen)
 {
 	char exe[PATH_MAX], cwd[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t n = spec->exe ? 0 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	FILE *f;
 
 	if (n < 0)
 		return ERR("cannot find own executable: readlink /proc/self/exe failed");
-	exe[n] = '\0';
+	if (spec->exe)
+		snprintf(exe, sizeof(exe), "%s", spec->exe);
+	else
+		exe[n] = '\0';
+	/* the guest has tmpfs there: a program of the host's is not seen */
+	if (!strncmp(exe, "/tmp/", 5) || !strncmp(exe, "/run/", 5) || !strncmp(exe, "/dev/shm/", 9))
+		return BAD("'%s' is under /tmp, /run or /dev/shm, which the guest does not "
+			   "share: run a tracetax installed or built elsewhere", exe);
 	f = fopen(path, "we");
 	if (!f)
 		return ERR("cannot write '%s': %s", path, strerror(errno));

@@ -24,8 +24,9 @@ struct vm_spec {
 	const char *modules;           /* --kernel-modules, or NULL: beside the image */
 	bool quiet;                    /* no progress lines on stderr */
 	bool stdout_to_stderr;         /* the guest's stdout goes to our stderr */
-	const char *const *argv;       /* the guest's tracetax arguments, NULL-ended
-	                                  (without the program name) */
+	const char *exe;               /* what the guest runs; NULL: this tracetax */
+	const char *const *argv;       /* its arguments, NULL-ended (without the
+	                                  program name) */
 };
 
 struct vm_outcome {
