@@ -280,6 +280,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "no-wait", no_argument, NULL, 'N' },
 		{ "store", required_argument, NULL, 'S' },
 		{ "no-store", no_argument, NULL, 'O' },
+		{ "kernel", required_argument, NULL, 'K' },
+		{ "kernel-modules", required_argument, NULL, 'Y' },
 		{ "csv", required_argument, NULL, 'V' },
 		{ "markdown", required_argument, NULL, 'k' },
 		{ "explain", required_argument, NULL, 'X' },
@@ -295,6 +297,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	int64_t v;
 
 	memset(a, 0, sizeof(*a));
+	a->argc = argc;
+	a->argv = argv;
 	a->m.workloads[a->m.nworkloads++] = "getpid";
 	a->m.threads[a->m.nthreads++] = 1;
 	a->m.reps = 5;
@@ -370,6 +374,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		case 'N': a->no_wait = true; break;
 		case 'S': if (!*optarg) FAIL("empty --store path"); a->store = optarg; break;
 		case 'O': a->no_store = true; break;
+		case 'K': if (!*optarg) FAIL("empty --kernel path"); a->kernel = optarg; break;
+		case 'Y':
+			if (!*optarg) FAIL("empty --kernel-modules path");
+			a->kernel_modules = optarg;
+			break;
 		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;
 		case 'k': if (!*optarg) FAIL("empty --markdown path"); a->markdown_path = optarg; break;
 		case 'X': {
@@ -408,6 +417,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		FAIL("unexpected argument '%s'", argv[optind]);
 	if (a->store && a->no_store)
 		FAIL("--store and --no-store: give one");
+	if (a->kernel_modules && !a->kernel)
+		FAIL("--kernel-modules is for --kernel: give both");
 	if ((a->m.tool_ready || a->m.tool_hits) && !has_cmd(a))
 		FAIL("--ready and --hits are for cmd: tracers: give one with -t cmd:'...'");
 	if (a->m.max_time_s && a->m.precision <= 0)

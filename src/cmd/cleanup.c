@@ -5,6 +5,7 @@
 #include "base/tracefs_util.h"
 #include "base/util.h"
 #include "cmd/cmd.h"
+#include "measure/vm.h"
 #include "tracers/tracer.h"
 
 int cmd_cleanup(int argc, char **argv)
@@ -13,8 +14,8 @@ int cmd_cleanup(int argc, char **argv)
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe events and tool\n"
-			     "directories left by a tracetax that was killed (SIGKILL); those of running\n"
+			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe events, tool\n"
+			     "directories and VM directories left by a tracetax that was killed (SIGKILL); those of running\n"
 			     "ones stay.");
 			return 0;
 		}
@@ -23,6 +24,9 @@ int cmd_cleanup(int argc, char **argv)
 	int tools = 0, rc = tracefs_cleanup_stale(&removed);
 
 	if (tracers_cleanup_stale(&tools))
+		rc = -1;
+	/* a killed run --kernel: its VM died with it (PR_SET_PDEATHSIG), its directory stays */
+	if (vm_cleanup_stale(&tools))
 		rc = -1;
 	printf("removed %d leftover item(s)\n", removed + tools);
 	return rc ? 1 : 0;

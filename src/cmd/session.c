@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <tracefs.h>
 
@@ -12,11 +13,13 @@
 #include "base/util.h"
 #include "cmd/cmd.h"
 #include "cmd/session.h"
+#include "doc/read.h"
 #include "doc/write.h"
 #include "measure/clocks.h"
 #include "measure/env.h"
 #include "measure/plan.h"
 #include "measure/runner.h"
+#include "measure/vm.h"
 #include "output/export.h"
 #include "output/pair.h"
 #include "output/plan.h"
@@ -44,6 +47,125 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 		*ret = EXIT_FAILED;
 }
 
+/*
+ * The guest's command line: ours without what the host does itself (the
+ * VM, the outputs, the store), and with the document written to the share.
+ */
+static const char **guest_argv(const struct run_args *a, bool colour)
+{
+	static const char *const host_only[] = { "--kernel", "--kernel-modules", "--json", "--csv",
+						 "--markdown", "--store" };
+	const char **v = calloc((size_t)a->argc + 8, sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		die("out of memory");
+	for (int i = 0; i < a->argc; i++) {
+		const char *s = a->argv[i];
+		bool skip = !strcmp(s, "--no-store");
+
+		for (size_t k = 0; !skip && k < sizeof(host_only) / sizeof(host_only[0]); k++) {
+			size_t len = strlen(host_only[k]);
+
+			if (!strncmp(s, host_only[k], len) && s[len] == '=')
+				skip = true;
+			else if (!strcmp(s, host_only[k]) && i + 1 < a->argc)
+				skip = true, i++;
+		}
+		if (!skip)
+			v[n++] = s;
+	}
+	v[n++] = "--no-store";
+	v[n++] = "--json";
+	v[n++] = VM_GUEST_DIR "/result.json";
+	if (colour)
+		v[n++] = "--color=always";
+	v[n] = NULL;
+	return v;
+}
+
+/*
+ * run --kernel: the same plan in a VM of the image, by this tracetax; its
+ * table comes back as it prints, its document is written and recorded here,
+ * in the host's store, with the guest's kernel. The machine's lock is held
+ * meanwhile: the VM's CPUs are this machine's.
+ */
+static int run_in_vm(const struct run_args *a, run_hook hook, void *arg)
+{
+	bool json_out = a->json_path && !strcmp(a->json_path, "-");
+	struct vm_spec spec = {
+		.kernel = a->kernel, .modules = a->kernel_modules, .quiet = a->quiet,
+		.stdout_to_stderr = json_out,
+	};
+	struct vm_outcome o;
+	struct doc d;
+	char err[1024];
+	int ret, removed = 0;
+
+	if (a->json_path && output_json_check(a->json_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a->csv_path && output_json_check(a->csv_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a->markdown_path && output_json_check(a->markdown_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (vm_kernel_release(a->kernel, o.release, sizeof(o.release), err, sizeof(err)))
+		die_usage("%s", err);
+	spec.argv = guest_argv(a, a->colour < 0 ? cmd_want_colour(-1, json_out ? 2 : 1)
+					  : a->colour > 0);
+	if (a->no_wait)
+		cmd_take_lock(true);
+	cmd_signals_once();
+	if (!a->no_wait)
+		cmd_take_lock(false);
+	vm_cleanup_stale(&removed);
+	if (removed)
+		warning("removed %d VM directory(ies) left by a killed tracetax", removed);
+	fflush(stdout);
+	ret = vm_run(&spec, &o, err, sizeof(err));
+	free((void *)spec.argv);
+	if (ret == -2)
+		die_usage("%s", err);
+	if (ret < 0) {
+		error("%s", err);
+		return EXIT_FAILED;
+	}
+	if (ret >= 128) {
+		error("interrupted by signal %d: the VM killed, no results written", ret - 128);
+		return ret;
+	}
+	if (!a->quiet)
+		fprintf(stderr, "tracetax: the VM (kernel %s, %s) booted in %.1f s, ran %.1f s%s%s\n",
+			o.release, o.accel, o.boot_s, o.total_s, o.accel_note[0] ? "; " : "",
+			o.accel_note);
+	ret = o.exit_code;
+	if (!o.document) {
+		/* the guest said why (its stderr came through); a usage error stays one */
+		if (ret == 0 || ret == EXIT_USAGE)
+			return ret;
+		error("the guest's tracetax exited %d and wrote no results", ret);
+		return ret > 0 ? ret : EXIT_FAILED;
+	}
+	if (doc_parse(&d, o.document, strlen(o.document), err, sizeof(err))) {
+		o.document = NULL;	/* doc_parse took it */
+		error("the guest's results: %s", err);
+		return EXIT_FAILED;
+	}
+	o.document = NULL;
+	if (hook)
+		hook(&d.r, arg);
+	if (a->json_path && output_json_file(&d.r, a->json_path))
+		ret = EXIT_FAILED;
+	if (a->csv_path && output_file(a->csv_path, NULL, &d.r, output_csv))
+		ret = EXIT_FAILED;
+	if (a->markdown_path && output_file(a->markdown_path, NULL, &d.r, output_markdown))
+		ret = EXIT_FAILED;
+	if (!a->no_store && cmd_record_run(a->store, &d.r, a->quiet))
+		ret = EXIT_FAILED;
+	d.r.claims = NULL;
+	doc_release(&d);
+	return ret;
+}
+
 int run_measure(const struct run_args *a, run_hook hook, void *arg)
 {
 	struct results r;
@@ -51,6 +173,8 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 	char err[256];
 	int ret, removed = 0;
 
+	if (a->kernel && !a->dry_run)
+		return run_in_vm(a, hook, arg);
 	if (plan_build(&a->m, &p))
 		die("out of memory");
 	if (a->dry_run) {

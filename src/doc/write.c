@@ -62,7 +62,7 @@ static const char *status_name(enum cell_status s)
 
 static json_t *env_json(const struct environment *e)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
 			 "kernel", e->kernel, "kernel_version", e->kernel_version,
 			 "arch", e->arch, "cpu_model", e->cpu_model, "cpus", e->cpus,
 			 "clocksource", e->clocksource, "virtualization", e->virtualization,
@@ -70,6 +70,11 @@ static json_t *env_json(const struct environment *e)
 			 "tracetax_version", e->tracetax_version, "hostname", e->hostname,
 			 "started", e->started, "other_tracers", e->other_tracers,
 			 "tools", e->tools);
+
+	/* in a VM of --kernel: its accelerator (tcg: an emulated CPU, the ns are not costs) */
+	if (o)
+		json_object_set_new(o, "vm", str_or_null(e->vm));
+	return o;
 }
 
 static json_t *options_json(const struct run_options *o)

@@ -452,8 +452,15 @@ static int build_initramfs(const char *path, const struct modset *s, char *err, 
 		snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), "%s%s", i ? " " : "",
 			 s->mod[i].name);
 	}
-	snprintf(init, sizeof(init), "#!/bin/busybox sh\nMODULES='%s'\n%s", mods,
-		 init_head + strlen("#!/bin/busybox sh\n"));
+	/* the guest is this machine's: the store names the host, the kernel tells them apart */
+	char host[64] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	for (char *p = host; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-", *p))
+			*p = '-';
+	snprintf(init, sizeof(init), "#!/bin/busybox sh\nMODULES='%s'\n/bin/busybox hostname '%s'\n%s",
+		 mods, host[0] ? host : "tracetax-vm", init_head + strlen("#!/bin/busybox sh\n"));
 	if (cpio_entry(&b, "init", 0100755, 0, 0, init, strlen(init)) ||
 	    cpio_entry(&b, "TRAILER!!!", 0, 0, 0, NULL, 0))
 		goto oom;
