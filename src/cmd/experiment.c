@@ -164,6 +164,7 @@ struct exp_ctx {
 	int sec;
 	struct claim_row *rows;                   /* every claim, by index */
 	struct claim_row sec_rows[PF_MAX_CLAIMS]; /* this run's, for its document */
+	char vm[16];                              /* a run's in a VM of --kernel: its accel */
 };
 
 static void run_hook_fn(struct results *r, void *arg)
@@ -172,6 +173,8 @@ static void run_hook_fn(struct results *r, void *arg)
 	int n = 0;
 
 	claims_from_run(x->pf, x->sec, r, x->rows);
+	if (r->env.vm[0])
+		snprintf(x->vm, sizeof(x->vm), "%s", r->env.vm);
 	for (int i = 0; i < x->pf->nclaims; i++)
 		if (x->pf->claims[i].section == x->sec)
 			x->sec_rows[n++] = x->rows[i];
@@ -314,6 +317,12 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 		} else
 			rest[n++] = extra[i];
 	}
+	for (int i = 0; i < n; i++)
+		if (!strcmp(rest[i], "--kernel") || !strncmp(rest[i], "--kernel=", 9))
+			for (int s = 0; s < pf->nsections; s++)
+				if (pf->sections[s].kind == PF_PAIR)
+					die_usage("experiment '%s' has pair sections, which --kernel does "
+						  "not run: 'tracetax pair' has no VM yet", pf->name);
 	if (json && !strcmp(json, "-")) {
 		if (pf->nsections > 1)
 			die_usage("--json -: experiment '%s' has %d runs, one document each: give a "
@@ -334,8 +343,12 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 		if (r > ret || (r == 1 && ret == 3))
 			ret = r;
 	}
-	if (pf->nclaims && ret < 128)
+	if (pf->nclaims && ret < 128) {
 		claims_print(x.rows, pf->nclaims, quiet ? stderr : stdout);
+		if (!strcmp(x.vm, "tcg"))
+			fprintf(quiet ? stderr : stdout, "today: in a VM under tcg, an emulated CPU: "
+				"the ns are not costs, the ratios not the hardware's\n");
+	}
 	free(x.rows);
 	free(rest);
 	planfile_release(pf);

@@ -138,6 +138,15 @@ static int run_in_vm(const struct run_args *a, run_hook hook, void *arg)
 			o.release, o.accel, o.boot_s, o.total_s, o.accel_note[0] ? "; " : "",
 			o.accel_note);
 	ret = o.exit_code;
+	/* what tracetax must never do, seen where it ran: a teardown that failed */
+	if (o.left && o.left[0]) {
+		for (char *l = strtok(o.left, "\n"); l; l = strtok(NULL, "\n"))
+			error("the guest's tracetax left '%s' behind", l);
+		if (!ret)
+			ret = EXIT_FAILED;
+	}
+	free(o.left);
+	o.left = NULL;
 	if (!o.document) {
 		/* the guest said why (its stderr came through); a usage error stays one */
 		if (ret == 0 || ret == EXIT_USAGE)

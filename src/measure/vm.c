@@ -407,8 +407,21 @@ static const char init_head[] =
 	"$B mkdir -p $S\n"
 	"$B mount -t 9p -o $O ttout $S || fail \"cannot mount the results share\"\n"
 	"echo up >$S/booted\n"
+	"# what tracing state the guest has, before and after: what tracetax left\n"
+	"T=$R/sys/kernel/tracing\n"
+	"state() {\n"
+	"\tfor f in kprobe_events uprobe_events; do $B sed \"s/^/$f: /\" $T/$f; done\n"
+	"\tfor i in $T/instances/*; do [ -e \"$i\" ] && echo \"instance ${i##*/}\"; done\n"
+	"\techo \"current_tracer $($B cat $T/current_tracer)\"\n"
+	"\techo \"tracing_on $($B cat $T/tracing_on)\"\n"
+	"\t$B chroot $R bpftool prog show 2>/dev/null | $B grep -E '^[0-9]+:' | $B sed 's/^/bpf prog /'\n"
+	"}\n"
+	"state >/state.before 2>/dev/null\n"
 	"$B chroot $R /bin/sh " VM_GUEST_DIR "/run.sh <$R/dev/null >$S/stdout 2>$S/stderr\n"
-	"echo $? >$S/rc.tmp && $B mv $S/rc.tmp $S/rc\n"
+	"rc=$?\n"
+	"state >/state.after 2>/dev/null\n"
+	"$B grep -vxF -f /state.before /state.after >$S/left\n"
+	"echo $rc >$S/rc.tmp && $B mv $S/rc.tmp $S/rc\n"
 	"$B umount $S\n"
 	"$B sync\n"
 	"$B poweroff -f\n";
@@ -907,6 +920,7 @@ int vm_run(const struct vm_spec *spec, struct vm_outcome *o, char *err, size_t e
 		free(s);
 	}
 	o->document = slurp(share, "result.json");
+	o->left = slurp(share, "left");
 	rc = 0;
 out:
 	o->total_s = mono_s() - t0;
@@ -917,5 +931,7 @@ out:
 void vm_outcome_release(struct vm_outcome *o)
 {
 	free(o->document);
+	free(o->left);
 	o->document = NULL;
+	o->left = NULL;
 }

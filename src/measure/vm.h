@@ -39,6 +39,9 @@ struct vm_outcome {
 	int exit_code;                 /* the guest's tracetax, or -1 */
 	char *document;                /* VM_GUEST_DIR/result.json, or NULL; free() */
 	int signal;                    /* interrupted by this signal, or 0 */
+	char *left;                    /* the guest's tracing state that its tracetax
+	                                  left (tracefs events, instances, tracer, BPF
+	                                  programs), a line each; "" none; free() */
 };
 
 /*
