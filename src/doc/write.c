@@ -71,9 +71,13 @@ static json_t *env_json(const struct environment *e)
 			 "started", e->started, "other_tracers", e->other_tracers,
 			 "tools", e->tools);
 
-	/* in a VM of --kernel: its accelerator (tcg: an emulated CPU, the ns are not costs) */
-	if (o)
-		json_object_set_new(o, "vm", str_or_null(e->vm));
+	/*
+	 * In a VM of --kernel: its accelerator (tcg: an emulated CPU, the ns are
+	 * not costs). Absent otherwise, so that the documents of runs on the
+	 * machine itself read and write back as they were.
+	 */
+	if (o && e->vm[0])
+		json_object_set_new(o, "vm", json_string(e->vm));
 	return o;
 }
 
