@@ -189,7 +189,7 @@ static void pair_hook_fn(const struct pair_results *r, void *arg)
 	claims_from_pair(x->pf, x->sec, r, x->rows);
 }
 
-/* The options a pair takes from the command line: -T, -n, -q; the rest are the runs'. */
+/* The options a pair takes from the command line: -T, -n, -q, --kernel; the rest are the runs'. */
 static int pair_extras(int n, char **in, char **out)
 {
 	int m = 0;
@@ -197,12 +197,14 @@ static int pair_extras(int n, char **in, char **out)
 	for (int i = 0; i < n; i++) {
 		const char *o = in[i];
 		bool val = !strcmp(o, "-T") || !strcmp(o, "--threads") || !strcmp(o, "-n") ||
-			   !strcmp(o, "--iterations");
+			   !strcmp(o, "--iterations") || !strcmp(o, "--kernel") ||
+			   !strcmp(o, "--kernel-modules");
 
 		if (val && i + 1 < n) {
 			out[m++] = in[i];
 			out[m++] = in[++i];
-		} else if (!strcmp(o, "-q") || !strcmp(o, "--quiet"))
+		} else if (!strcmp(o, "-q") || !strcmp(o, "--quiet") ||
+			   !strncmp(o, "--kernel=", 9) || !strncmp(o, "--kernel-modules=", 17))
 			out[m++] = in[i];
 		else if (*o == '-' && !strchr(o, '=') && i + 1 < n && in[i + 1][0] != '-')
 			i++;	/* a run's option and its value */
@@ -284,6 +286,11 @@ static int run_section(struct exp_ctx *x, int nextra, char **extra, const char *
 		if (pair_parse(argc, argv, &a, err, sizeof(err)))
 			die_usage("%s: [pair %s]: %s", x->pf->path, s->name, err);
 		ret = pair_measure(&a, pair_hook_fn, x);
+		/* a pair in a VM prints its table; its figures are not read back */
+		for (int i = 0; a.kernel && i < x->pf->nclaims; i++)
+			if (x->pf->claims[i].section == x->sec)
+				claims_missing(x->pf, i, "the pair ran in a VM (--kernel): its figures "
+					       "are in its table above", &x->rows[i]);
 	}
 	section_env(s, saved, false);
 	free(argv);
@@ -317,12 +324,6 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 		} else
 			rest[n++] = extra[i];
 	}
-	for (int i = 0; i < n; i++)
-		if (!strcmp(rest[i], "--kernel") || !strncmp(rest[i], "--kernel=", 9))
-			for (int s = 0; s < pf->nsections; s++)
-				if (pf->sections[s].kind == PF_PAIR)
-					die_usage("experiment '%s' has pair sections, which --kernel does "
-						  "not run: 'tracetax pair' has no VM yet", pf->name);
 	if (json && !strcmp(json, "-")) {
 		if (pf->nsections > 1)
 			die_usage("--json -: experiment '%s' has %d runs, one document each: give a "

@@ -34,6 +34,10 @@ struct pair_args {
 	int64_t iterations;       /* per thread */
 	const char *json_path;
 	bool quiet, help;
+	const char *kernel;       /* --kernel: in a VM of this image (measure/vm.h) */
+	const char *kernel_modules;
+	int argc;                 /* the command line parsed, for the VM's guest */
+	char **argv;
 };
 
 /* One (storage, threads): a run of the workload with the pair attached. */
