@@ -527,6 +527,10 @@ static int write_run_sh(const char *path, const char *accel, const struct vm_spe
 		snprintf(exe, sizeof(exe), "%s", spec->exe);
 	else
 		exe[n] = '\0';
+	/* rebuilt or removed since we started: the guest would run another program, or none */
+	if (n > 10 && !strcmp(exe + n - 10, " (deleted)"))
+		return ERR("own executable '%.*s' was replaced or removed since tracetax started: "
+			   "the guest cannot run it", (int)n - 10, exe);
 	/* the guest has tmpfs there: a program of the host's is not seen */
 	if (!strncmp(exe, "/tmp/", 5) || !strncmp(exe, "/run/", 5) || !strncmp(exe, "/dev/shm/", 9))
 		return BAD("'%s' is under /tmp, /run or /dev/shm, which the guest does not "
