@@ -11,7 +11,7 @@
 # that installs those alone. Not for the goals that install them (deps-*;
 # run, check and asan install theirs before they build) or need none (clean).
 ifeq ($(NO_DEPS_CHECK),)
-ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz debian-kernel,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
 $(error run 'make deps-build' as root to install them)
 endif
@@ -87,7 +87,7 @@ UST_STAMP := $(B)/ust-cflags
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins FORCE
+.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel FORCE
 .SECONDARY:
 
 all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB) $(UNIT_BINS) \
@@ -229,6 +229,11 @@ deps:
 
 deps-all:
 	@scripts/deps.sh all
+
+# Debian's current kernel package, unpacked (not installed) under build/kernel/,
+# for `tracetax run --kernel` and t_vm.sh; the image's path is the last line.
+debian-kernel:
+	@scripts/debian-kernel.sh $(B)/kernel
 
 run: deps-run
 	@$(MAKE) --no-print-directory all

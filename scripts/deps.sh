@@ -35,12 +35,13 @@ RUN=""
 #   strace, bpftrace, perf, ltrace, uftrace, LTTng (liblttng-ust-dev builds
 #   the func-ust tracepoint and its probe; without it lttng-ust skips);
 # - the next tests: other kernels in a VM (qemu-system-x86, busybox-static
-#   for its initramfs, kmod), the shared store and the metrics (postgresql,
+#   for its initramfs, kmod for depmod, xz-utils and zstd for compressed
+#   modules), the shared store and the metrics (postgresql,
 #   prometheus, prometheus-node-exporter).
 TEST="python3 python3-jsonschema procps util-linux mount iproute2
 chromium
 strace bpftrace linux-perf ltrace uftrace lttng-tools liblttng-ust-dev babeltrace2
-qemu-system-x86 busybox-static kmod
+qemu-system-x86 busybox-static kmod xz-utils zstd
 postgresql prometheus prometheus-node-exporter"
 # Not in `make check`: `make fuzz` (libFuzzer's runtime; llvm-profdata and
 # llvm-cov for its coverage report).

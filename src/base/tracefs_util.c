@@ -256,7 +256,8 @@ static int cleanup_dynevents(int *removed, owner_kept_fn kept)
 	struct tracefs_dynevent **ev;
 	int ret = 0;
 
-	ev = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE, NULL);
+	ev = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE |
+				       TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE, NULL);
 	for (int i = 0; ev && ev[i]; i++) {
 		char *sys = NULL, *name = NULL;
 

@@ -241,6 +241,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "no-wait", no_argument, NULL, 'N' },
 		{ "store", required_argument, NULL, 'S' },
 		{ "no-store", no_argument, NULL, 'O' },
+		{ "kernel", required_argument, NULL, 'K' },
+		{ "kernel-modules", required_argument, NULL, 'Y' },
 		{ "csv", required_argument, NULL, 'V' },
 		{ "markdown", required_argument, NULL, 'k' },
 		{ "explain", required_argument, NULL, 'X' },
@@ -256,6 +258,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	int64_t v;
 
 	memset(a, 0, sizeof(*a));
+	a->argc = argc;
+	a->argv = argv;
 	a->m.workloads[a->m.nworkloads++] = "getpid";
 	a->m.threads[a->m.nthreads++] = 1;
 	a->m.reps = PLAN_DEFAULT_REPS;
@@ -344,6 +348,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		case 'N': a->wait_s = LOCK_NOWAIT; break;
 		case 'S': if (!*optarg) FAIL("empty --store path"); a->store = optarg; break;
 		case 'O': a->no_store = true; break;
+		case 'K': if (!*optarg) FAIL("empty --kernel path"); a->kernel = optarg; break;
+		case 'Y':
+			if (!*optarg) FAIL("empty --kernel-modules path");
+			a->kernel_modules = optarg;
+			break;
 		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;
 		case 'k': if (!*optarg) FAIL("empty --markdown path"); a->markdown_path = optarg; break;
 		case 'X': {
@@ -385,6 +394,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	if ((a->json_path && !strcmp(a->json_path, "-")) + (a->csv_path && !strcmp(a->csv_path, "-")) +
 	    (a->markdown_path && !strcmp(a->markdown_path, "-")) > 1)
 		FAIL("only one of --json, --csv and --markdown can go to stdout ('-')");
+	if (a->kernel_modules && !a->kernel)
+		FAIL("--kernel-modules is for --kernel: give both");
 	if ((a->m.tool_ready || a->m.tool_hits) && !has_cmd(a))
 		FAIL("--ready and --hits are for cmd: tracers: give one with -t cmd:'...'");
 	if (a->m.max_time_s && a->m.precision <= 0)

@@ -26,6 +26,10 @@ struct run_args {
 	const char *csv_path;          /* --csv FILE */
 	const char *markdown_path;     /* --markdown FILE */
 	char explain[64];              /* --explain: a tracer of the run, full name; "" */
+	const char *kernel;            /* --kernel: run the plan in a VM of this image */
+	const char *kernel_modules;    /* --kernel-modules: its modules' directory */
+	int argc;                      /* the command line parsed, for the VM's guest */
+	char **argv;
 };
 
 /* --precision without --max-time: the run may take this long. */

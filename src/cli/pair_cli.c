@@ -65,6 +65,8 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "no-wait", no_argument, NULL, 'N' },
+		{ "kernel", required_argument, NULL, 'K' },
+		{ "kernel-modules", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -72,6 +74,8 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 	int c, i;
 
 	memset(a, 0, sizeof(*a));
+	a->argc = argc;
+	a->argv = argv;
 	a->workload = "getpid";
 	a->iterations = 200000;
 	if ((a->wait_s = lock_wait_default()) < 0)
@@ -125,6 +129,11 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 			break;
 		}
 		case 'N': a->wait_s = LOCK_NOWAIT; break;
+		case 'K': if (!*optarg) FAIL("empty --kernel path"); a->kernel = optarg; break;
+		case 'Y':
+			if (!*optarg) FAIL("empty --kernel-modules path");
+			a->kernel_modules = optarg;
+			break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
 		default: FAIL("unknown option '%s'", argv[optind - 1]);
@@ -132,5 +141,7 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 	}
 	if (optind < argc)
 		FAIL("unexpected argument '%s'", argv[optind]);
+	if (a->kernel_modules && !a->kernel)
+		FAIL("--kernel-modules is for --kernel: give both");
 	return 0;
 }

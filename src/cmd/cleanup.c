@@ -5,6 +5,7 @@
 #include "base/tracefs_util.h"
 #include "base/util.h"
 #include "cmd/cmd.h"
+#include "measure/vm.h"
 #include "tracers/tracer.h"
 
 static int nkept;
@@ -22,7 +23,7 @@ int cmd_cleanup(int argc, char **argv)
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe events and tool\n"
+			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe and kprobe events, tool and VM\n"
 			     "directories left by a tracetax that was killed (SIGKILL): those whose\n"
 			     "process is gone, or is a zombie its parent has not reaped yet. Those of\n"
 			     "a process that still runs stay, each named with the reason.");
@@ -33,6 +34,9 @@ int cmd_cleanup(int argc, char **argv)
 	int tools = 0, rc = tracefs_cleanup_stale(&removed, say_kept);
 
 	if (tracers_cleanup_stale(&tools, say_kept))
+		rc = -1;
+	/* a killed run --kernel: its VM died with it (PR_SET_PDEATHSIG), its directory stays */
+	if (vm_cleanup_stale(&tools))
 		rc = -1;
 	printf("removed %d leftover item(s)", removed + tools);
 	if (nkept)

@@ -28,6 +28,8 @@ static const char usage_pair[] =
 	"      --clock CLOCK       ktime (bpf_ktime_get_ns, default), boot, coarse\n"
 	"  -n, --iterations N      ops per thread; default 200000\n"
 	"      --json FILE         write the document ('-': stdout, no table)\n"
+	"      --kernel PATH       in a VM of this kernel image (docs/vm.md); its\n"
+	"      --kernel-modules DIR  table comes back, its document with --json\n"
 	"  -q, --quiet             no progress lines\n"
 	"      --wait SECONDS      another measurement holds the machine's lock: wait\n"
 	"                          at most SECONDS (default 600), then exit 2\n"

@@ -70,6 +70,12 @@ static const char usage_run[] =
 	"      --no-wait           exit 2 at once when another measurement holds it\n"
 	"      --explain TRACER    after the table, what one event goes through with\n"
 	"                          TRACER (one of -t), a figure beside each step\n"
+	"      --kernel PATH       run the plan in a VM of this kernel image (qemu: KVM\n"
+	"                          if it boots, else TCG, whose ns are not costs), with\n"
+	"                          this tracetax on the host's root shared read-only;\n"
+	"                          the results are recorded here (docs/vm.md)\n"
+	"      --kernel-modules DIR  its modules (lib/modules/VERSION); default: beside\n"
+	"                          an unpacked package's boot/vmlinuz-VERSION\n"
 	"  -q, --quiet             no progress lines (and no table with an export to '-')\n";
 
 int cmd_run(int argc, char **argv)

@@ -4,6 +4,8 @@
  */
 #include <string.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include <tracefs.h>
 
@@ -14,11 +16,13 @@
 #include "base/util.h"
 #include "cmd/cmd.h"
 #include "cmd/session.h"
+#include "doc/read.h"
 #include "doc/write.h"
 #include "measure/clocks.h"
 #include "measure/env.h"
 #include "measure/plan.h"
 #include "measure/runner.h"
+#include "measure/vm.h"
 #include "output/export.h"
 #include "output/pair.h"
 #include "output/plan.h"
@@ -49,6 +53,183 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 		*ret = exit_worst(*ret, EXIT_FAILED);
 }
 
+/*
+ * The guest's command line: ours without what the host does itself (the
+ * VM, the outputs, the store), and with the document written to the share.
+ */
+static const char **guest_argv(int argc, char **argv, bool colour, bool store)
+{
+	static const char *const host_only[] = { "--kernel", "--kernel-modules", "--json", "--csv",
+						 "--markdown", "--store" };
+	const char **v = calloc((size_t)argc + 8, sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		die("out of memory");
+	for (int i = 0; i < argc; i++) {
+		const char *s = argv[i];
+		bool skip = !strcmp(s, "--no-store");
+
+		for (size_t k = 0; !skip && k < sizeof(host_only) / sizeof(host_only[0]); k++) {
+			size_t len = strlen(host_only[k]);
+
+			if (!strncmp(s, host_only[k], len) && s[len] == '=')
+				skip = true;
+			else if (!strcmp(s, host_only[k]) && i + 1 < argc)
+				skip = true, i++;
+		}
+		if (!skip)
+			v[n++] = s;
+	}
+	if (store)
+		v[n++] = "--no-store";
+	v[n++] = "--json";
+	v[n++] = VM_GUEST_DIR "/result.json";
+	if (colour)
+		v[n++] = "--color=always";
+	v[n] = NULL;
+	return v;
+}
+
+/*
+ * The VM's part of run --kernel and pair --kernel: the lock (the VM's CPUs
+ * are the machine's), the VM, what its tracetax left. The guest's exit code
+ * (o->document its results, or NULL), or an exit code of ours with a message.
+ */
+static int vm_session(struct vm_spec *spec, int wait_s, struct vm_outcome *o)
+{
+	char err[1024];
+	int ret, removed = 0;
+
+	if (vm_kernel_release(spec->kernel, o->release, sizeof(o->release), err, sizeof(err)))
+		die_usage("%s", err);
+	if (wait_s == LOCK_NOWAIT)	/* before the signal thread: see run_measure */
+		cmd_take_lock(LOCK_NOWAIT);
+	cmd_signals_once();
+	if (wait_s != LOCK_NOWAIT)
+		cmd_take_lock(wait_s);
+	vm_cleanup_stale(&removed);
+	if (removed)
+		warning("removed %d VM directory(ies) left by a killed tracetax", removed);
+	fflush(stdout);
+	ret = vm_run(spec, o, err, sizeof(err));
+	if (ret == -2)
+		die_usage("%s", err);
+	if (ret < 0) {
+		error("%s", err);
+		return EXIT_FAILED;
+	}
+	if (ret >= 128) {
+		error("interrupted by signal %d: the VM killed, no results written", ret - 128);
+		return ret;
+	}
+	if (!spec->quiet)
+		fprintf(stderr, "tracetax: the VM (kernel %s, %s) booted in %.1f s, ran %.1f s%s%s\n",
+			o->release, o->accel, o->boot_s, o->total_s, o->accel_note[0] ? "; " : "",
+			o->accel_note);
+	ret = o->exit_code;
+	/* what tracetax must never do, seen where it ran: a teardown that failed */
+	if (o->left && o->left[0]) {
+		for (char *l = strtok(o->left, "\n"); l; l = strtok(NULL, "\n"))
+			error("the guest's tracetax left '%s' behind", l);
+		if (!ret)
+			ret = EXIT_FAILED;
+	}
+	if (!o->document && ret && ret != EXIT_USAGE) {
+		/* the guest said why (its stderr came through); a usage error stays one */
+		error("the guest's tracetax exited %d and wrote no results", ret);
+		ret = ret > 0 ? ret : EXIT_FAILED;
+	}
+	return ret;
+}
+
+/*
+ * run --kernel: the same plan in a VM of the image, by this tracetax; its
+ * table comes back as it prints, its document is written and recorded here,
+ * in the host's store, with the guest's kernel.
+ */
+static int run_in_vm(const struct run_args *a, run_hook hook, void *arg)
+{
+	bool json_out = a->json_path && !strcmp(a->json_path, "-");
+	struct vm_spec spec = {
+		.kernel = a->kernel, .modules = a->kernel_modules, .quiet = a->quiet,
+		.stdout_to_stderr = json_out,
+	};
+	struct vm_outcome o = { 0 };
+	struct doc d;
+	char err[1024];
+	int ret;
+
+	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a->csv_path && atomic_file_check(a->csv_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a->markdown_path && atomic_file_check(a->markdown_path, err, sizeof(err)))
+		die_usage("%s", err);
+	spec.argv = guest_argv(a->argc, a->argv, a->colour < 0 ?
+			       cmd_want_colour(-1, json_out ? 2 : 1) : a->colour > 0, true);
+	ret = vm_session(&spec, a->wait_s, &o);
+	free((void *)spec.argv);
+	if (!o.document) {
+		vm_outcome_release(&o);
+		return ret;
+	}
+	if (doc_parse(&d, o.document, strlen(o.document), err, sizeof(err))) {
+		o.document = NULL;	/* doc_parse took it */
+		vm_outcome_release(&o);
+		error("the guest's results: %s", err);
+		return EXIT_FAILED;
+	}
+	o.document = NULL;
+	vm_outcome_release(&o);
+	if (hook)
+		hook(&d.r, arg);
+	if (a->json_path && output_json_file(&d.r, a->json_path))
+		ret = EXIT_FAILED;
+	if (a->csv_path && output_file(a->csv_path, NULL, &d.r, output_csv))
+		ret = EXIT_FAILED;
+	if (a->markdown_path && output_file(a->markdown_path, NULL, &d.r, output_markdown))
+		ret = EXIT_FAILED;
+	if (!a->no_store && cmd_record_run(a->store, &d.r, a->quiet))
+		ret = EXIT_FAILED;
+	d.r.claims = NULL;
+	doc_release(&d);
+	return ret;
+}
+
+/*
+ * pair --kernel: the pair in a VM; its table comes back as it prints and
+ * its document is copied as the guest wrote it (pairs are not stored, and
+ * not read back: an experiment's claims on a pair in a VM have no figure).
+ */
+static int pair_in_vm(const struct pair_args *a)
+{
+	bool json_out = a->json_path && !strcmp(a->json_path, "-");
+	struct vm_spec spec = {
+		.kernel = a->kernel, .modules = a->kernel_modules, .quiet = a->quiet,
+		.stdout_to_stderr = json_out,
+	};
+	struct vm_outcome o = { 0 };
+	char err[1024];
+	int ret;
+
+	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
+		die_usage("%s", err);
+	spec.argv = guest_argv(a->argc, a->argv, false, false);
+	ret = vm_session(&spec, a->wait_s, &o);
+	free((void *)spec.argv);
+	if (o.document && a->json_path) {
+		FILE *f = json_out ? stdout : fopen(a->json_path, "we");
+
+		if (!f || fputs(o.document, f) < 0 || (f != stdout ? fclose(f) : fflush(f))) {
+			ret = error("cannot write '%s': %s", a->json_path, strerror(errno));
+			ret = EXIT_FAILED;
+		}
+	}
+	vm_outcome_release(&o);
+	return ret;
+}
+
 int run_measure(const struct run_args *a, run_hook hook, void *arg)
 {
 	struct results r;
@@ -56,6 +237,8 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 	char err[256];
 	int ret, removed = 0;
 
+	if (a->kernel && !a->dry_run)
+		return run_in_vm(a, hook, arg);
 	if (plan_build(&a->m, &p))
 		die("out of memory");
 	if (a->dry_run) {
@@ -111,6 +294,10 @@ int pair_measure(const struct pair_args *a, pair_hook hook, void *arg)
 	char err[256];
 	int ret;
 
+	if (a->kernel) {
+		free(r);
+		return pair_in_vm(a);
+	}
 	if (!r)
 		die("out of memory");
 	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))

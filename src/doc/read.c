@@ -77,6 +77,13 @@ static int read_env(struct rd *x, json_t *d, struct environment *e)
 	      S(mitigations) || S(governor) || S(tracetax_version) || S(hostname) || S(started) ||
 	      S(other_tracers) || S(tools) ? -1 : 0;
 #undef S
+	/* since --kernel: absent from older documents */
+	if (!ret && json_object_get(o, "vm"))
+		ret = rd_str(x, o, "vm", e->vm, sizeof(e->vm), F_NULL);
+	if (!ret && e->vm[0] && strcmp(e->vm, "kvm") && strcmp(e->vm, "tcg")) {
+		rd_push(x, "vm");
+		ret = rd_fail(x, "want \"kvm\", \"tcg\" or null");
+	}
 	/* 2025-01-02T03:04:05Z: the store sorts and prints it as it is */
 	if (!ret && (strlen(e->started) != 20 || e->started[10] != 'T' || e->started[19] != 'Z')) {
 		rd_push(x, "started");

@@ -62,7 +62,7 @@ static json_t *seed_json(uint64_t seed)
 
 static json_t *env_json(const struct environment *e)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "kernel", str(e->kernel), "kernel_version", str(e->kernel_version),
 			 "arch", str(e->arch), "cpu_model", str(e->cpu_model), "cpus", e->cpus,
 			 "clocksource", str(e->clocksource), "virtualization", str(e->virtualization),
@@ -70,6 +70,15 @@ static json_t *env_json(const struct environment *e)
 			 "tracetax_version", str(e->tracetax_version), "hostname", str(e->hostname),
 			 "started", str(e->started), "other_tracers", str(e->other_tracers),
 			 "tools", str(e->tools));
+
+	/*
+	 * In a VM of --kernel: its accelerator (tcg: an emulated CPU, the ns are
+	 * not costs). Absent otherwise, so that the documents of runs on the
+	 * machine itself read and write back as they were.
+	 */
+	if (o && e->vm[0])
+		json_object_set_new(o, "vm", str(e->vm));
+	return o;
 }
 
 static json_t *options_json(const struct run_options *o)

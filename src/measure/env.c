@@ -21,6 +21,7 @@
 #include "base/cpuinfo.h"
 #include "base/activity.h"
 #include "measure/env.h"
+#include "measure/vm.h"
 #include "results/results.h"
 #include "base/util.h"
 #include "version.h"
@@ -236,6 +237,16 @@ static void start_time(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* Run by `tracetax run --kernel` inside its VM (measure/vm.c): its accelerator. */
+static void vm_accel(char *buf, size_t len)
+{
+	const char *v = getenv(VM_ENV);
+
+	buf[0] = '\0';
+	if (v && (!strcmp(v, "kvm") || !strcmp(v, "tcg")))
+		copy_str(buf, len, v);
+}
+
 void environment_collect(struct environment *env)
 {
 	struct utsname u;
@@ -263,4 +274,5 @@ void environment_collect(struct environment *env)
 		copy_str(env->hostname, sizeof(env->hostname), "unknown");
 	other_tracers(env->other_tracers, sizeof(env->other_tracers));
 	tool_versions(env->tools, sizeof(env->tools));
+	vm_accel(env->vm, sizeof(env->vm));
 }

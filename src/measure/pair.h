@@ -35,6 +35,10 @@ struct pair_args {
 	const char *json_path;
 	bool quiet, help;
 	int wait_s;               /* for the machine's lock (--wait); 0: --no-wait */
+	const char *kernel;       /* --kernel: in a VM of this image (measure/vm.h) */
+	const char *kernel_modules;
+	int argc;                 /* the command line parsed, for the VM's guest */
+	char **argv;
 };
 
 /* One (storage, threads): a run of the workload with the pair attached. */

@@ -68,6 +68,15 @@ int plan_hooks_ok(unsigned h, const struct workload *w, const char *target, char
 		snprintf(reason, len, "workload '%s' makes no syscall to hook (try --target)", w->name);
 		return 0;
 	}
+	/* kfunc:NAME: a kernel function, for the tracers that probe one */
+	if (!strncmp(target, TT_KFUNC_PREFIX, strlen(TT_KFUNC_PREFIX))) {
+		if (h & TT_HOOK_KFUNC)
+			return 1;
+		snprintf(reason, len, "hooks no kernel function '%s' (bpf:kprobe, bpf:kretprobe, "
+			 "bpf:kprobe-multi, bpf:fentry, bpf:fexit, kprobe:tracefs and ftrace:function "
+			 "do)", target + strlen(TT_KFUNC_PREFIX));
+		return 0;
+	}
 	if ((h & TT_HOOK_SYSCALL) && !(h & TT_HOOK_TRACEPOINT) &&
 	    !((h & TT_HOOK_ALLSYS) && !strcmp(target, CMDLOAD_TARGET)) &&
 	    tt_tracepoint_split(target, NULL, 0, NULL, 0)) {

@@ -9,6 +9,7 @@
 #include "doc/write.h"
 #include "output/dist.h"
 #include "measure/pair.h"
+#include "measure/vm.h"
 #include "output/pair.h"
 #include "tracers/tracer.h"
 #include "base/atomic_file.h"
@@ -76,7 +77,12 @@ void output_pair_table(const struct pair_results *r, FILE *f)
 	fprintf(f, "tracetax %s pair: %s -> %s (%s), %s, clock %s\n", TRACETAX_VERSION,
 		r->start_probe[0] ? r->start_probe : "?", r->end_probe[0] ? r->end_probe : "?",
 		r->hook ? r->hook : "not loaded", a->workload, pair_clock_helpers[a->clock]);
-	fprintf(f, "  %s\n\n", kind_says[a->kind]);
+	fprintf(f, "  %s\n", kind_says[a->kind]);
+	/* run by pair --kernel in its VM (measure/vm.c): say what the ns are */
+	if (getenv(VM_ENV) && (!strcmp(getenv(VM_ENV), "tcg") || !strcmp(getenv(VM_ENV), "kvm")))
+		fprintf(f, "  in a VM: accel %s%s\n", getenv(VM_ENV),
+			strcmp(getenv(VM_ENV), "tcg") ? "" : " (emulated CPU: the ns are not costs)");
+	fputc('\n', f);
 	fprintf(f, "%-7s %3s %9s %9s %9s %9s %11s %8s %7s %7s %7s %8s %7s\n", "storage", "thr",
 		"events", "starts", "ends", "paired", "overwritten", "unpaired", "min", "mean", "p99",
 		"max", "stddev");

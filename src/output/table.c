@@ -213,6 +213,9 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 		r->opts.rounds > 1 ? r->opts.rounds : 1, r->opts.rounds > 1 ? "s" : "",
 		(unsigned long long)r->opts.seed, r->opts.target[0] ? ", target " : "",
 		r->opts.target);
+	if (e->vm[0])
+		fprintf(out, "%sin a VM: kernel %s, accel %s%s%s\n", st->yellow, e->kernel, e->vm,
+			strcmp(e->vm, "tcg") ? "" : " (emulated CPU: the ns are not costs)", st->reset);
 	if (r->opts.precision > 0)
 		fprintf(out, "--precision %.3g%%: rounds added until the overhead's CI is within +-%.3g%%, "
 			"in at most %d s\n", r->opts.precision, r->opts.precision, r->opts.max_time_s);

@@ -240,6 +240,7 @@ struct environment {
 	char started[32];         /* ISO 8601 UTC */
 	char other_tracers[512];  /* tracing already active on the machine */
 	char tools[512];          /* "strace 6.1; bpftrace v0.17.0; ..." */
+	char vm[16];              /* "kvm", "tcg": in a VM of --kernel; "" */
 };
 
 struct run_options {

@@ -149,6 +149,11 @@ int tracer_set_tracepoint(struct tracer *t, const char *target)
 	return 0;
 }
 
+const char *tracer_kfunc(const struct tracer *t)
+{
+	return !t->target && !strcmp(t->tp_system, "kfunc") && t->tp_event[0] ? t->tp_event : NULL;
+}
+
 int tracer_supported(const struct tracer *t, char *reason, size_t len)
 {
 	reason[0] = '\0';

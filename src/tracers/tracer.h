@@ -59,6 +59,10 @@ struct workload;
 /* With TT_HOOK_SYSCALL: every syscall, the target raw_syscalls:sys_enter (a cmd:
  * workload's default): t->target is then NULL, and the tool traces them all. */
 #define TT_HOOK_ALLSYS  0x20
+/* With TT_HOOK_SYSCALL: any kernel function, --target kfunc:NAME, in place of
+ * the syscall's (t->tp_system "kfunc", t->tp_event NAME: tracer_kfunc()). */
+#define TT_HOOK_KFUNC   0x40
+#define TT_KFUNC_PREFIX "kfunc:"
 
 /* What the core may know about a tracer (tracer_ops.flags). */
 #define TT_F_AA         0x1   /* attaches nothing: its cell is the run's A/A test */
@@ -189,6 +193,8 @@ int tracer_init(struct tracer *t, const char *fullname, const struct tt_syscall 
 int tracer_supported(const struct tracer *t, char *reason, size_t len);
 /* --target SYSTEM:EVENT: hook that tracepoint, not a syscall. 0, or -1 if it is not one. */
 int tracer_set_tracepoint(struct tracer *t, const char *target);
+/* --target kfunc:NAME: NAME, the kernel function to hook; NULL otherwise. */
+const char *tracer_kfunc(const struct tracer *t);
 /*
  * The core calls ops only through these: they own the rules of tracer.h.
  * tracer_setup() tears down itself when setup fails (partial or not), so a

@@ -156,8 +156,9 @@ static void add_written(const struct results *r)
 }
 
 /*
- * What no fixture run has: a cmd: workload's cell, and a plan's claims (one
- * measured, one not), on a copy of the first fixture's results.
+ * What no fixture run has: a cmd: workload's cell, a plan's claims (one
+ * measured, one not) and a run in a VM (--kernel), on a copy of the first
+ * fixture's results.
  */
 static void add_cmd_and_claims(void)
 {
@@ -189,6 +190,7 @@ static void add_cmd_and_claims(void)
 	r.ncells = 1;
 	r.claims = rows;
 	r.nclaims = 2;
+	snprintf(r.env.vm, sizeof(r.env.vm), "tcg");
 	add_written(&r);
 	free(pf);
 }

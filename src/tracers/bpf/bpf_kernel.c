@@ -1,7 +1,11 @@
 /*
- * bpf:fentry, bpf:kprobe: a BPF program on the kernel function behind the
- * hooked syscall (__x64_sys_getpid on x86-64), through a BPF trampoline
- * (fentry) or a kprobe (bpf/kfunc.bpf.c). Variants: count, empty.
+ * bpf:fentry, bpf:fexit, bpf:kprobe, bpf:kretprobe, bpf:kprobe-multi: a BPF
+ * program on the kernel function behind the hooked syscall
+ * (__x64_sys_getpid on x86-64), or on any kernel function (--target
+ * kfunc:tcp_sendmsg), at its entry through a BPF trampoline (fentry), a
+ * kprobe, or an fprobe (kprobe.multi: ftrace's entry hook, no breakpoint),
+ * or at its return through a trampoline (fexit) or a kretprobe
+ * (bpf/kfunc.bpf.c). Variants: count, empty.
  *
  * Kernels differ here more than anywhere: kprobes are a build option
  * (CONFIG_KPROBES), fentry needs BTF and a trampoline the kernel may
@@ -41,7 +45,7 @@
 
 #define KSYM_LEN 128
 
-enum { KF_FENTRY, KF_KPROBE };
+enum { KF_FENTRY, KF_KPROBE, KF_FEXIT, KF_KRETPROBE, KF_KMULTI };
 
 /* The first two of tt_bpf_variants[]: bpf/kfunc.bpf.c has only these. */
 static const char *const kf_variants[] = { "count", "empty", NULL };
@@ -54,6 +58,25 @@ static const struct tt_bpf_family fam_kprobe = { "kprobe", KF_KPROBE,
 	"a kprobe on the kernel function: ftrace's entry call or a breakpoint",
 	"the kprobe handler runs the program through trace_call_bpf()",
 	"the tgid filter, then the handler" };
+
+static const struct tt_bpf_family fam_fexit = { "fexit", KF_FEXIT,
+	"the kernel function's entry calls a BPF trampoline, which calls the function and, "
+	"at its return, the program",
+	"the trampoline saves the arguments and the return value and calls the program",
+	"the tgid filter, then the handler" };
+static const struct tt_bpf_family fam_kretprobe = { "kretprobe", KF_KRETPROBE,
+	"a kprobe at the function's entry swaps its return address for a trampoline",
+	"at the return, the kretprobe handler runs the program through trace_call_bpf()",
+	"the tgid filter, then the handler" };
+static const struct tt_bpf_family fam_kmulti = { "kmulti", KF_KMULTI,
+	"an fprobe: ftrace's entry call on the function (kprobe.multi link)",
+	"the fprobe handler runs the program", "the tgid filter, then the handler" };
+
+/* By BTF id (a trampoline) or by symbol (a probe). */
+static int by_btf(int hook)
+{
+	return hook == KF_FENTRY || hook == KF_FEXIT;
+}
 
 struct kf_priv {
 	struct tt_bpf b;		/* first: bpf_cell.c's view of t->priv */
@@ -120,21 +143,28 @@ static int btf_pick(char cand[][KSYM_LEN], size_t n, char *out, char *reason, si
 	return found;
 }
 
-static int find_function(int hook, const struct tt_syscall *s, char *out, char *reason,
-			 size_t len)
+/* @kfunc: --target kfunc:NAME, else NULL and the syscall @s's function. */
+static int find_function(int hook, const struct tt_syscall *s, const char *kfunc, char *out,
+			 char *reason, size_t len)
 {
 	char cand[NSYM][KSYM_LEN];
+	size_t n = kfunc ? 1 : NSYM;
 	int rc;
 
-	for (size_t i = 0; i < NSYM; i++)
-		snprintf(cand[i], KSYM_LEN, sym_fmt[i], sys_base(s));
-	rc = hook == KF_FENTRY ? btf_pick(cand, NSYM, out, reason, len)
-			       : kallsyms_pick(cand, NSYM, out);
+	if (kfunc)
+		snprintf(cand[0], KSYM_LEN, "%s", kfunc);
+	else
+		for (size_t i = 0; i < NSYM; i++)
+			snprintf(cand[i], KSYM_LEN, sym_fmt[i], sys_base(s));
+	rc = by_btf(hook) ? btf_pick(cand, n, out, reason, len) : kallsyms_pick(cand, n, out);
 	if (rc > 0)
 		return 0;
-	if (rc == 0)
+	if (rc == 0 && kfunc)
+		snprintf(reason, len, "no kernel function '%s' in %s", kfunc,
+			 by_btf(hook) ? "BTF" : "'/proc/kallsyms'");
+	else if (rc == 0)
 		snprintf(reason, len, "no kernel function for syscall '%s' in %s (tried '%s', '%s', '%s')",
-			 s->name, hook == KF_FENTRY ? "BTF" : "'/proc/kallsyms'", cand[0], cand[1],
+			 s->name, by_btf(hook) ? "BTF" : "'/proc/kallsyms'", cand[0], cand[1],
 			 cand[2]);
 	return -1;
 }
@@ -179,15 +209,19 @@ static int kf_attach(struct kf_priv *p, char *err, size_t len)
 	int e, rc;
 
 	tt_bpf_capture();
-	if (b->fam->hook == KF_FENTRY)
+	if (by_btf(b->fam->hook))
 		b->link = bpf_program__attach_trace(b->prog);
+	else if (b->fam->hook == KF_KMULTI)
+		/* a pattern of one name: fprobe on that function alone */
+		b->link = bpf_program__attach_kprobe_multi_opts(b->prog, p->fn, NULL);
 	else
-		b->link = bpf_program__attach_kprobe(b->prog, false, p->fn);
+		b->link = bpf_program__attach_kprobe(b->prog, b->fam->hook == KF_KRETPROBE, p->fn);
 	if (b->link)
 		return TT_OK;
 	e = errno;
 	/* libbpf tries the kprobe PMU, then tracefs: neither exists without kprobes. */
-	if (b->fam->hook == KF_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+	if ((b->fam->hook == KF_KPROBE || b->fam->hook == KF_KRETPROBE) &&
+	    access("/sys/bus/event_source/devices/kprobe", F_OK) &&
 	    !tt_tracefs_has("kprobe_events")) {
 		debug("kprobe on '%s': %s", p->fn, tt_bpf_errstr(e, eb, sizeof(eb)));
 		snprintf(err, len, "kernel built without CONFIG_KPROBES: no kprobe PMU, "
@@ -195,20 +229,24 @@ static int kf_attach(struct kf_priv *p, char *err, size_t len)
 		return TT_SKIP;
 	}
 	rc = tt_bpf_attach_verdict(e);
-	snprintf(err, len, "%s %s attach to '%s': %s", rc == TT_SKIP ? "kernel refused" : "cannot",
-		 b->fam->stem, p->fn, tt_bpf_errstr(e, eb, sizeof(eb)));
+	snprintf(err, len, "%s %s attach to '%s': %s%s", rc == TT_SKIP ? "kernel refused" : "cannot",
+		 b->fam->hook == KF_KMULTI ? "kprobe.multi" : b->fam->stem, p->fn,
+		 tt_bpf_errstr(e, eb, sizeof(eb)),
+		 /* fprobe is a build option of its own (Debian 12's 6.1 lacks it) */
+		 b->fam->hook == KF_KMULTI && e == EOPNOTSUPP ? " (kernel built without "
+		 "CONFIG_FPROBE?)" : "");
 	return rc;
 }
 
 /* Load and attach the real count program, then take everything down again. */
 static int kernel_trial(const struct tt_bpf_family *fam, const struct tt_syscall *s,
-			char *reason, size_t len)
+			const char *kfunc, char *reason, size_t len)
 {
 	struct kf_priv p = { 0 };
 	int rc;
 
 	tt_bpf_init(&p.b, fam, TT_BPF_COUNT);
-	if (find_function(fam->hook, s, p.fn, reason, len))
+	if (find_function(fam->hook, s, kfunc, p.fn, reason, len))
 		return TT_SKIP;
 	rc = kf_load(&p, reason, len);
 	if (rc == TT_OK)
@@ -223,14 +261,15 @@ static int kf_supported(const struct tracer *t, char *reason, size_t len)
 {
 	const struct tt_syscall *s = t->target ? t->target : tt_syscall_find("getpid");
 	const struct tt_bpf_family *fam = tt_bpf_family(t);
+	const char *kfunc = tracer_kfunc(t);
 	struct tt_bpf_memo *m;
 	char key[96];
 
 	if (!tt_bpf_caps_ok(reason, len))
 		return TT_SKIP;
-	snprintf(key, sizeof(key), "%s:%s", fam->stem, s->name);
+	snprintf(key, sizeof(key), "%s:%s%s", fam->stem, kfunc ? "kfunc:" : "", kfunc ? kfunc : s->name);
 	if (!tt_bpf_memo(key, &m))
-		m->rc = kernel_trial(fam, s, m->reason, sizeof(m->reason));
+		m->rc = kernel_trial(fam, s, kfunc, m->reason, sizeof(m->reason));
 	snprintf(reason, len, "%s", m->reason);
 	return m->rc;
 }
@@ -242,9 +281,9 @@ static int kf_setup(struct tracer *t)
 
 	if (!p)
 		return TT_FAIL;
-	if (!t->target)
+	if (!t->target && !tracer_kfunc(t))
 		return tracer_error(t, "tracer '%s' needs a target syscall", t->name);
-	if (find_function(p->b.fam->hook, t->target, p->fn, t->err, sizeof(t->err)))
+	if (find_function(p->b.fam->hook, t->target, tracer_kfunc(t), p->fn, t->err, sizeof(t->err)))
 		return TT_SKIP;
 	rc = kf_load(p, t->err, sizeof(t->err));
 	if (rc != TT_OK)
@@ -261,10 +300,24 @@ static int kf_start(struct tracer *t, pid_t pid)
 	return kf_attach(t->priv, t->err, sizeof(t->err)) == TT_OK ? 0 : TT_FAIL;
 }
 
-const struct tracer_ops tracer_bpf_fentry = TT_BPF_OPS("bpf:fentry", TT_HOOK_SYSCALL,
-	"BPF fentry program (trampoline) on the kernel function of the syscall", kf_variants,
-	fam_fentry, kf);
+#define KF_HOOKS (TT_HOOK_SYSCALL | TT_HOOK_KFUNC)
 
-const struct tracer_ops tracer_bpf_kprobe = TT_BPF_OPS("bpf:kprobe", TT_HOOK_SYSCALL,
-	"BPF program on a kprobe on the kernel function of the syscall", kf_variants,
-	fam_kprobe, kf);
+const struct tracer_ops tracer_bpf_fentry = TT_BPF_OPS("bpf:fentry", KF_HOOKS,
+	"BPF fentry program (trampoline) on the kernel function of the syscall (or "
+	"--target kfunc:NAME)", kf_variants, fam_fentry, kf);
+
+const struct tracer_ops tracer_bpf_fexit = TT_BPF_OPS("bpf:fexit", KF_HOOKS,
+	"BPF fexit program (trampoline) at the return of the syscall's kernel function",
+	kf_variants, fam_fexit, kf);
+
+const struct tracer_ops tracer_bpf_kprobe = TT_BPF_OPS("bpf:kprobe", KF_HOOKS,
+	"BPF program on a kprobe on the kernel function of the syscall (or --target "
+	"kfunc:NAME)", kf_variants, fam_kprobe, kf);
+
+const struct tracer_ops tracer_bpf_kretprobe = TT_BPF_OPS("bpf:kretprobe", KF_HOOKS,
+	"BPF program on a kretprobe: each return of the syscall's kernel function",
+	kf_variants, fam_kretprobe, kf);
+
+const struct tracer_ops tracer_bpf_kprobe_multi = TT_BPF_OPS("bpf:kprobe-multi", KF_HOOKS,
+	"BPF kprobe.multi program (fprobe, ftrace's entry hook) on the syscall's kernel function",
+	kf_variants, fam_kmulti, kf);

@@ -26,20 +26,28 @@ struct function_priv {
 
 /*
  * The syscall's entry function as the kernel names it: the wrapper the
- * syscall table calls (__x64_sys_getpid on x86-64, __arm64_sys_getpid on
- * arm64, sys_getpid where there are no wrappers), so that exactly one call
- * is traced per syscall. The event name carries the kernel's name for the
- * syscall (newstat for stat). 0 and @fn set, or -1 with a message.
+ * syscall table calls (__x64_sys_close on x86-64, __arm64_sys_close on
+ * arm64, sys_close where there are no wrappers), so that exactly one call
+ * is traced per syscall. A syscall without arguments has no wrapper of its
+ * own on x86-64 since 4.17: __x64_sys_getpid is an alias of __do_sys_getpid,
+ * and available_filter_functions lists the one name ftrace keeps, which is
+ * the latter on 6.1. The event name carries the kernel's name for the
+ * syscall (newstat for stat). --target kfunc:NAME: NAME, if ftrace can
+ * trace it. 0 and @fn set, or -1 with a message.
  */
 static int kernel_func(const struct tracer *t, char *fn, size_t fnlen, char *err, size_t len)
 {
 	static const char *const prefixes[] = { "__x64_sys_", "__arm64_sys_", "__riscv_sys_",
-						"__s390x_sys_", "sys_" };
-	const char *name = t->target->event + strlen(EVENT_PREFIX);
+						"__s390x_sys_", "__do_sys_", "sys_" };
+	static const char *const none[] = { "" };
+	const char *kfunc = tracer_kfunc(t);
+	const char *const *pre = kfunc ? none : prefixes;
+	const char *name = kfunc ? kfunc : t->target->event + strlen(EVENT_PREFIX);
 	char *path = tracefs_get_tracing_file("available_filter_functions");
 	char *line = NULL;
 	size_t cap = 0;
-	size_t best = sizeof(prefixes) / sizeof(prefixes[0]);
+	const size_t npre = kfunc ? 1 : sizeof(prefixes) / sizeof(prefixes[0]);
+	size_t best = npre;
 	FILE *f = path ? fopen(path, "re") : NULL;
 
 	tracefs_put_tracing_file(path);
@@ -50,9 +58,9 @@ static int kernel_func(const struct tracer *t, char *fn, size_t fnlen, char *err
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, " \t\n")] = '\0';	/* "func [module]" */
 		for (size_t i = 0; i < best; i++) {
-			size_t n = strlen(prefixes[i]);
+			size_t n = strlen(pre[i]);
 
-			if (!strncmp(line, prefixes[i], n) && !strcmp(line + n, name)) {
+			if (!strncmp(line, pre[i], n) && !strcmp(line + n, name)) {
 				best = i;
 				snprintf(fn, fnlen, "%s", line);
 			}
@@ -60,8 +68,10 @@ static int kernel_func(const struct tracer *t, char *fn, size_t fnlen, char *err
 	}
 	free(line);
 	fclose(f);
-	if (best == sizeof(prefixes) / sizeof(prefixes[0])) {
-		snprintf(err, len, "no traceable kernel function for syscall '%s' in "
+	if (best == npre) {
+		snprintf(err, len, kfunc ? "kernel function '%s' is not in "
+			 "'available_filter_functions' (not traceable)" :
+			 "no traceable kernel function for syscall '%s' in "
 			 "'available_filter_functions'", name);
 		return -1;
 	}
@@ -206,7 +216,7 @@ static void function_teardown(struct tracer *t)
 
 const struct tracer_ops tracer_ftrace_function = {
 	.name = "ftrace:function",
-	.hooks = TT_HOOK_SYSCALL,
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_KFUNC,
 	.summary = "function tracer on the syscall's kernel function (set_ftrace_filter), "
 		   "pid-filtered, into a ring buffer, no reader",
 	.supported = function_supported,

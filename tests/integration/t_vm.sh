@@ -1,0 +1,100 @@
+#!/bin/bash
+# t_vm: tracetax run --kernel on Debian's own kernel (make debian-kernel),
+# booted under TCG (KVM hangs here, nested: TRACETAX_VM_ACCEL=tcg saves its
+# 10 s), where the kernel-function hooks this machine refuses run: every one
+# with exact hits and nothing left in the guest (the guest's init compares
+# its tracing state before and after); an experiment's kprobe cells and
+# their claims; the host's store records the guest's kernel; a bad image is
+# one line, exit 2; SIGTERM kills the VM; nothing of the VM is left on the
+# host (qemu, its /tmp directory) nor of tracing.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ "$(uname -m)" = x86_64 ] || skip "the VM runs x86_64 kernels only"
+command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (package qemu-system-x86)"
+[ -x /bin/busybox ] || skip "no /bin/busybox (package busybox-static)"
+K=$(scripts/debian-kernel.sh "$B/kernel" 2>"$TMP/dk.err" | tail -n 1)
+[ -f "$K" ] || skip "no Debian kernel package: $(tail -n 1 "$TMP/dk.err")"
+REL=${K##*/vmlinuz-}
+export TRACETAX_VM_ACCEL=tcg
+
+vm_left() { ls -d /tmp/tracetax-vm.* 2>/dev/null; pgrep -af 'qemu-system-x86_64.*tracetax-vm' || true; }
+[ -z "$(vm_left)" ] || echo "note: VM leftovers before the test: $(vm_left)" >&2
+
+# Not a kernel: one line, exit 2, nothing booted.
+"$TT" run --kernel /etc/passwd >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc = 2 ] || fail "--kernel /etc/passwd: exit $rc, not 2"
+[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "^tracetax: kernel '/etc/passwd' is not a bootable image$" "$TMP/err" ||
+	fail "--kernel /etc/passwd: $(cat "$TMP/err")"
+
+# Every kernel-function mechanism, in the VM.
+T=none,bpf:kprobe/count,bpf:kretprobe/count,bpf:kprobe-multi/count,bpf:fentry/count,bpf:fexit/count,ftrace:function,kprobe:tracefs
+"$TT" run --kernel "$K" -t "$T" --reps 2 -n 20000 --json "$TMP/vm.json" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+cat "$TMP/out"
+[ $rc = 0 ] || fail "run --kernel: exit $rc: $(tail -n 5 "$TMP/err")"
+grep -q "left .* behind" "$TMP/err" && fail "the guest's tracetax left: $(grep behind "$TMP/err")"
+grep -q "^in a VM: kernel $REL, accel tcg (emulated CPU: the ns are not costs)$" "$TMP/out" ||
+	fail "no 'in a VM' line in the header: $(head -n 4 "$TMP/out")"
+python3 tests/validate_json.py "$TMP/vm.json" >/dev/null || fail "the VM's document is invalid"
+python3 - "$TMP/vm.json" "$REL" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+e = d["environment"]
+if e["kernel"] != sys.argv[2] or e.get("vm") != "tcg":
+    bad.append("environment kernel %s vm %s" % (e["kernel"], e.get("vm")))
+must = {"bpf:kprobe/count", "bpf:kretprobe/count", "bpf:fentry/count", "bpf:fexit/count",
+        "ftrace:function", "kprobe:tracefs"}
+for c in d["cells"]:
+    t = c["tracer"]
+    if c["status"] == "skipped" and t not in must and c["reason"]:
+        print("skipped %s: %s" % (t, c["reason"]))   # kprobe-multi without CONFIG_FPROBE
+    elif c["status"] != "ok":
+        bad.append("%s: %s %s" % (t, c["status"], c["reason"]))
+    elif t != "none" and c["hits"] != c["events"]:
+        bad.append("%s: hits %s != events %s" % (t, c["hits"], c["events"]))
+if bad:
+    print("FAIL: " + "; ".join(bad)); sys.exit(1)
+PY
+# The host's store has the run, with the guest's kernel.
+"$TT" history >"$TMP/hist" 2>&1 || fail "history: $(cat "$TMP/hist")"
+grep -q " $REL " "$TMP/hist" || fail "the store has no run on kernel $REL: $(cat "$TMP/hist")"
+"$TT" show last >"$TMP/show" 2>&1 || fail "show last: $(cat "$TMP/show")"
+grep -q "^in a VM: kernel $REL, accel tcg" "$TMP/show" || fail "show last: no 'in a VM' line"
+
+# An experiment's kprobe cells, and their claims.
+"$TT" experiment run close-1000 --kernel "$K" -t none,seccomp:filter,bpf:kprobe/count,kprobe:tracefs \
+	--reps 2 -n 20000 --json "$TMP/exp.json" >"$TMP/exp.out" 2>"$TMP/exp.err"
+rc=$?
+[ $rc = 0 ] || fail "experiment run close-1000 --kernel: exit $rc: $(tail -n 5 "$TMP/exp.err")"
+sed -n '/^claims$/,$p' "$TMP/exp.out"
+grep -q "^today: in a VM under tcg" "$TMP/exp.out" || fail "the claims table does not say tcg"
+python3 - "$TMP/exp.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {c["claim"]: c for c in d["claims"]}
+bad = []
+for name in ("kprobe on sys_close, per hit", "kprobe event on sys_close (tracefs), per hit"):
+    c = rows.get(name)
+    if not c or c.get("today") is None:
+        bad.append("claim '%s': %s" % (name, c))
+if bad:
+    print("FAIL: " + "; ".join(bad)); sys.exit(1)
+PY
+
+# SIGTERM while the guest runs: qemu killed, the directory gone, 128+15.
+"$TT" run --kernel "$K" -t bpf:kprobe/count --reps 50 -n 200000 --no-store >"$TMP/sig.out" 2>"$TMP/sig.err" &
+pid=$!
+for _ in $(seq 600); do
+	grep -q "booting kernel" "$TMP/sig.err" && break
+	sleep 0.1
+done
+sleep 3
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc = 143 ] || fail "SIGTERM during the VM: exit $rc, not 143: $(tail -n 3 "$TMP/sig.err")"
+
+# Nothing of the VM on the host, nor of tracing.
+[ -z "$(vm_left)" ] || fail "VM leftovers: $(vm_left)"
+assert_clean
+echo "ok: $(grep -c . "$TMP/hist") history lines, guest kernel $REL"
