@@ -16,7 +16,7 @@ systemtap-sdt-dev"
 # bpftrace, perf, ltrace, uftrace, LTTng: liblttng-ust-dev builds the
 # func-ust tracepoint and its probe, without it lttng-ust skips).
 TOOLS="python3 python3-jsonschema procps util-linux chromium strace bpftrace linux-perf ltrace uftrace
-lttng-tools liblttng-ust-dev babeltrace2"
+lttng-tools liblttng-ust-dev babeltrace2 prometheus prometheus-node-exporter"
 
 # missing_packages PKG...: those of PKG that dpkg does not have installed.
 # dpkg-query names only the packages it knows, and complains about the

@@ -282,6 +282,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "no-store", no_argument, NULL, 'O' },
 		{ "csv", required_argument, NULL, 'V' },
 		{ "markdown", required_argument, NULL, 'k' },
+		{ "prometheus-textfile", required_argument, NULL, 'F' },
 		{ "explain", required_argument, NULL, 'X' },
 		{ "latency", no_argument, NULL, 'L' },
 		{ "msg-size", required_argument, NULL, 'G' },
@@ -372,6 +373,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		case 'O': a->no_store = true; break;
 		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;
 		case 'k': if (!*optarg) FAIL("empty --markdown path"); a->markdown_path = optarg; break;
+		case 'F':
+			if (!*optarg)
+				FAIL("empty --prometheus-textfile directory");
+			a->prom_dir = optarg;
+			break;
 		case 'X': {
 			const char *variant;
 			const struct tracer_ops *ops = tracer_ops_find(optarg, &variant, err, errlen);

@@ -97,7 +97,8 @@ static int parse_option(struct results_args *a, int c, char *err, size_t errlen)
 		if (!strcmp(optarg, "csv")) a->format = FORMAT_CSV;
 		else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) a->format = FORMAT_MARKDOWN;
 		else if (!strcmp(optarg, "json")) a->format = FORMAT_JSON;
-		else FAIL("invalid --format '%s' (csv, markdown, json)", optarg);
+		else if (!strcmp(optarg, "prometheus")) a->format = FORMAT_PROMETHEUS;
+		else FAIL("invalid --format '%s' (csv, markdown, json, prometheus)", optarg);
 		break;
 	case 'o':
 		if (!*optarg)

@@ -11,7 +11,7 @@
 
 #define CLI_MAX_RUNS 16
 
-enum export_format { FORMAT_CSV, FORMAT_MARKDOWN, FORMAT_JSON };
+enum export_format { FORMAT_CSV, FORMAT_MARKDOWN, FORMAT_JSON, FORMAT_PROMETHEUS };
 
 struct results_args {
 	const char *cmd;                   /* argv[0]: "history", "show", ... */

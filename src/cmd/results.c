@@ -39,11 +39,12 @@ static const char usage_show[] =
 	"a results document (--json), from this machine or another.\n";
 
 static const char usage_export[] =
-	"usage: tracetax export RUN --format csv|markdown|json [-o FILE] [--store PATH]\n"
+	"usage: tracetax export RUN --format csv|markdown|json|prometheus [-o FILE] [--store PATH]\n"
 	"\n"
 	"Writes a run (see 'tracetax show --help' for RUN) to stdout or FILE: csv,\n"
 	"one row per cell with units in the header; markdown, a table to paste\n"
-	"into an issue or a mail; json, the results document.\n";
+	"into an issue or a mail; json, the results document; prometheus, its\n"
+	"figures as gauges in seconds (the text format node_exporter reads).\n";
 
 static const char usage_import[] =
 	"usage: tracetax import FILE... [--store PATH]\n"
@@ -214,7 +215,8 @@ int cmd_export(int argc, char **argv)
 		ret = output_file(a.out, text, NULL, NULL);
 		free(text);
 	} else {
-		ret = output_file(a.out, NULL, &d.r, a.format == FORMAT_CSV ? output_csv : output_markdown);
+		ret = output_file(a.out, NULL, &d.r, a.format == FORMAT_CSV ? output_csv :
+				  a.format == FORMAT_MARKDOWN ? output_markdown : output_prometheus);
 	}
 	doc_release(&d);
 	return ret ? EXIT_FAILED : 0;

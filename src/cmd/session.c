@@ -22,7 +22,8 @@
 #include "output/table.h"
 #include "tracers/tracer.h"
 
-static void run_output(const struct run_args *a, const struct results *r, int *ret)
+static void run_output(const struct run_args *a, const char *prom_path, const struct results *r,
+		       int *ret)
 {
 	/* --json -: stdout holds the document alone; the table goes to stderr */
 	bool json_out = a->json_path && !strcmp(a->json_path, "-");
@@ -38,6 +39,8 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 		*ret = EXIT_FAILED;
 	if (a->markdown_path && output_file(a->markdown_path, NULL, r, output_markdown))
 		*ret = EXIT_FAILED;
+	if (a->prom_dir && output_file(prom_path, NULL, r, output_prometheus))
+		*ret = EXIT_FAILED;
 	/* after the table: a store that fails costs the record, not the figures */
 	if (!a->no_store && cmd_record_run(a->store, r, a->quiet))
 		*ret = EXIT_FAILED;
@@ -47,7 +50,7 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 {
 	struct results r;
 	struct plan p;
-	char err[256];
+	char err[256], prom_path[4096] = "";
 	int ret, removed = 0;
 
 	if (plan_build(&a->m, &p))
@@ -63,6 +66,15 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 		die_usage("%s", err);
 	if (a->markdown_path && output_json_check(a->markdown_path, err, sizeof(err)))
 		die_usage("%s", err);
+	/*
+	 * node_exporter reads the DIR/NAME.prom files only: the file is written as
+	 * tracetax.prom.tmp and renamed, so a scrape sees the last run or this one.
+	 */
+	if (a->prom_dir) {
+		snprintf(prom_path, sizeof(prom_path), "%s/tracetax.prom", a->prom_dir);
+		if (output_json_check(prom_path, err, sizeof(err)))
+			die_usage("%s", err);
+	}
 	/*
 	 * --no-wait fails before the signal thread exists: a process that exits
 	 * while a detached thread is still starting leaves LeakSanitizer a
@@ -91,7 +103,7 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 	else {
 		if (hook)
 			hook(&r, arg);
-		run_output(a, &r, &ret);
+		run_output(a, prom_path, &r, &ret);
 	}
 	r.claims = NULL;
 	results_release(&r);

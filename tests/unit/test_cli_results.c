@@ -55,6 +55,8 @@ static void test_good(void **state)
 	assert_int_equal(parse(&a, err, "export", "3", "--format", "markdown", "-o", "t.md", NULL), 0);
 	assert_int_equal(a.format, FORMAT_MARKDOWN);
 	assert_string_equal(a.out, "t.md");
+	assert_int_equal(parse(&a, err, "export", "3", "--format", "prometheus", NULL), 0);
+	assert_int_equal(a.format, FORMAT_PROMETHEUS);
 	assert_int_equal(parse(&a, err, "import", "a.json", "b.json", "c.json", NULL), 0);
 	assert_int_equal(a.nruns, 3);
 	assert_int_equal(parse(&a, err, "show", "--help", NULL), 0);
