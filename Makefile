@@ -9,7 +9,7 @@
 # goals that install them (deps; run, check and asan call deps before they
 # build) or need none (clean).
 ifeq ($(NO_DEPS_CHECK),)
-ifneq ($(filter-out deps run check asan clean fuzz,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps run check asan clean fuzz uninstall,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
 $(error run 'make deps' as root to install them)
 endif
@@ -82,7 +82,7 @@ UST_CFLAGS := $(if $(HAVE_UST),-DTT_HAVE_UST $(shell pkg-config --cflags lttng-u
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps clean asan fuzz fuzz-bins FORCE
+.PHONY: all run check unit deps clean asan fuzz fuzz-bins install uninstall FORCE
 .SECONDARY:
 
 all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB) $(UNIT_BINS) \
@@ -204,6 +204,40 @@ fuzz-bins: $(B)/fuzz-doc $(B)/fuzz-cli
 
 fuzz:
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# make install PREFIX=/usr/local DESTDIR=...: tracetax in bin; the load and
+# the libraries it brings in lib/tracetax (the programs of tracetax's, not
+# of the user's PATH); the experiments, the man page and the bash
+# completion under share. tracetax finds the others relative to itself
+# (cmd_find_load, experiments_dir), so the tree can move as a whole.
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+PKGLIBDIR := $(PREFIX)/lib/tracetax
+DATADIR := $(PREFIX)/share/tracetax
+MANDIR  := $(PREFIX)/share/man
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+INSTALL ?= install
+INSTALL_LIBS := $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB)
+
+install: $(B)/tracetax $(B)/tracetax-load $(INSTALL_LIBS)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/experiments \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR)
+	$(Q)$(INSTALL) -m 755 $(B)/tracetax $(DESTDIR)$(BINDIR)/tracetax
+	$(Q)$(INSTALL) -m 755 $(B)/tracetax-load $(DESTDIR)$(PKGLIBDIR)/tracetax-load
+	$(Q)$(INSTALL) -m 644 $(INSTALL_LIBS) $(DESTDIR)$(PKGLIBDIR)/
+	$(Q)$(INSTALL) -m 644 experiments/*.tt $(DESTDIR)$(DATADIR)/experiments/
+	$(Q)$(INSTALL) -m 644 man/tracetax.1 $(DESTDIR)$(MANDIR)/man1/tracetax.1
+	$(Q)$(INSTALL) -m 644 completion/tracetax.bash $(DESTDIR)$(COMPLETIONDIR)/tracetax
+
+# What install put there, and its directories of our own when empty.
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/tracetax $(DESTDIR)$(PKGLIBDIR)/tracetax-load \
+		$(DESTDIR)$(PKGLIBDIR)/libtracetax-target.so $(DESTDIR)$(PKGLIBDIR)/libtracetax-preload.so \
+		$(DESTDIR)$(PKGLIBDIR)/libtracetax-ust.so $(DESTDIR)$(MANDIR)/man1/tracetax.1 \
+		$(DESTDIR)$(COMPLETIONDIR)/tracetax $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard experiments/*.tt))
+	$(Q)rmdir $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/experiments $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 deps:
 	@scripts/deps.sh
