@@ -19,7 +19,7 @@ endif
 CC      ?= gcc
 CLANG   ?= clang
 BPFTOOL ?= bpftool
-PKGS    := libbpf libtracefs libtraceevent jansson sqlite3
+PKGS    := libbpf libtracefs libtraceevent jansson sqlite3 libpq
 
 ifeq ($(SAN),1)
 B       := build-san

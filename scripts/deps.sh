@@ -8,7 +8,7 @@
 set -eu
 
 BUILD="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
-libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
+libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev
 systemtap-sdt-dev"
 # What the tests use besides the build: JSON checks, process checks,
 # setpriv to run the unprivileged part as nobody, a browser to load the
@@ -16,7 +16,7 @@ systemtap-sdt-dev"
 # bpftrace, perf, ltrace, uftrace, LTTng: liblttng-ust-dev builds the
 # func-ust tracepoint and its probe, without it lttng-ust skips).
 TOOLS="python3 python3-jsonschema procps util-linux chromium strace bpftrace linux-perf ltrace uftrace
-lttng-tools liblttng-ust-dev babeltrace2 prometheus prometheus-node-exporter"
+lttng-tools liblttng-ust-dev babeltrace2 prometheus prometheus-node-exporter postgresql"
 
 # missing_packages PKG...: those of PKG that dpkg does not have installed.
 # dpkg-query names only the packages it knows, and complains about the
@@ -36,7 +36,7 @@ missing_tools() {
 		command -v "$c" >/dev/null 2>&1 || printf ' %s' "$c"
 	done
 	command -v pkg-config >/dev/null 2>&1 || return 0
-	for m in libbpf libtracefs libtraceevent jansson sqlite3; do
+	for m in libbpf libtracefs libtraceevent jansson sqlite3 libpq; do
 		pkg-config --exists "$m" || printf ' pkg-config:%s' "$m"
 	done
 }
