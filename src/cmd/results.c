@@ -38,14 +38,14 @@ static const char usage_history[] =
 	"                         ~/.local/share/tracetax/results.db)\n";
 
 static const char usage_show[] =
-	"usage: tracetax show RUN [--store PATH] [--color WHEN]\n"
+	"usage: tracetax show RUN [--store STORE] [--color WHEN]\n"
 	"\n"
 	"Prints a run's table as 'tracetax run' printed it. RUN is an id from\n"
 	"'tracetax history', last, last~N (N runs before the last), or the path of\n"
 	"a results document (--json), from this machine or another.\n";
 
 static const char usage_export[] =
-	"usage: tracetax export RUN --format csv|markdown|json|prometheus [-o FILE] [--store PATH]\n"
+	"usage: tracetax export RUN --format csv|markdown|json|prometheus [-o FILE] [--store STORE]\n"
 	"\n"
 	"Writes a run (see 'tracetax show --help' for RUN) to stdout or FILE: csv,\n"
 	"one row per cell with units in the header; markdown, a table to paste\n"
@@ -53,7 +53,7 @@ static const char usage_export[] =
 	"figures as gauges in seconds (the text format node_exporter reads).\n";
 
 static const char usage_import[] =
-	"usage: tracetax import FILE... [--store PATH]\n"
+	"usage: tracetax import FILE... [--store STORE]\n"
 	"\n"
 	"Records results documents (--json, from this machine or another) in the\n"
 	"results store, each as a new run.\n";
