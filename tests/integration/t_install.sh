@@ -35,7 +35,9 @@ grep -Eq '^ *preload .*available' "$TMP/list.out" ||
 env -u TRACETAX_EXPERIMENTS "$I/bin/tracetax" experiment show close-1000 >"$TMP/exp.out" 2>&1 ||
 	fail "installed experiment show exited $?: $(cat "$TMP/exp.out")"
 "$I/bin/tracetax" run -q -w getpid-libc,func -t none,preload,bpf:uprobe/count --reps 2 --run-ms 30 \
-	--json "$TMP/r.json" >"$TMP/run.out" 2>&1 || fail "installed run exited $?: $(cat "$TMP/run.out")"
+	--json "$TMP/r.json" >"$TMP/run.out" 2>&1; rc=$?
+# exit 3: another tracer came or went on this shared machine; the figures stand, marked
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "installed run exited $rc: $(cat "$TMP/run.out")"
 python3 - "$TMP/r.json" <<'PY' || fail "the installed run's cells"
 import json, sys
 cells = {(c["workload"], c["tracer"]): c for c in json.load(open(sys.argv[1]))["cells"]}

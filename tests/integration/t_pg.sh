@@ -34,8 +34,10 @@ URI="postgresql://postgres:s3cretpw@/tracetax?host=$PG"
 export TRACETAX_DB=$URI
 
 # a run records in PostgreSQL, and says where without the password
-"$TT" run -t none,bpf:tp/count --reps 4 --run-ms 30 --json "$TMP/r.json" >"$TMP/run.out" 2>"$TMP/run.err" ||
-	fail "run exited $?: $(cat "$TMP/run.err")"
+# exit 3: another tracer came or went on this shared machine; the figures stand, marked
+"$TT" run -t none,bpf:tp/count --reps 4 --run-ms 30 --json "$TMP/r.json" >"$TMP/run.out" 2>"$TMP/run.err"
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "run exited $rc: $(cat "$TMP/run.err")"
 grep -q "^recorded as run 1 in 'postgresql://postgres@/tracetax?host=$PG'" "$TMP/run.err" ||
 	fail "run does not say where: $(cat "$TMP/run.err")"
 [ "$(sql "SELECT count(*) FROM cells WHERE run_id = 1")" = 2 ] || fail "run 1: not 2 cells"

@@ -10,8 +10,10 @@ NE=$(command -v prometheus-node-exporter || command -v node_exporter) ||
 PROMTOOL=$(command -v promtool) || skip "no promtool (Debian: prometheus)"
 mkdir "$TMP/textfile"
 
+# exit 3: another tracer came or went on this shared machine; the figures stand, marked
 "$TT" run -q -t none,bpf:tp/count,bpf:kprobe/count --reps 4 --run-ms 30 --json "$TMP/r.json" \
-	--prometheus-textfile "$TMP/textfile" >"$TMP/out" 2>&1 || fail "run exited $?: $(cat "$TMP/out")"
+	--prometheus-textfile "$TMP/textfile" >"$TMP/out" 2>&1; rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "run exited $rc: $(cat "$TMP/out")"
 [ -s "$TMP/textfile/tracetax.prom" ] || fail "no $TMP/textfile/tracetax.prom"
 [ -e "$TMP/textfile/tracetax.prom.tmp" ] && fail "the temporary file is left"
 "$PROMTOOL" check metrics <"$TMP/textfile/tracetax.prom" >"$TMP/promtool" 2>&1 ||
