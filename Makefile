@@ -11,7 +11,7 @@
 # that installs those alone. Not for the goals that install them (deps-*;
 # run, check and asan install theirs before they build) or need none (clean).
 ifeq ($(NO_DEPS_CHECK),)
-ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz debian-kernel,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz debian-kernel uninstall,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
 $(error run 'make deps-build' as root to install them)
 endif
@@ -21,7 +21,7 @@ endif
 CC      ?= gcc
 CLANG   ?= clang
 BPFTOOL ?= bpftool
-PKGS    := libbpf libtracefs libtraceevent jansson sqlite3
+PKGS    := libbpf libtracefs libtraceevent jansson sqlite3 libpq
 
 ifeq ($(SAN),1)
 B       := build-san
@@ -87,7 +87,7 @@ UST_STAMP := $(B)/ust-cflags
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel FORCE
+.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel install uninstall FORCE
 .SECONDARY:
 
 all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB) $(UNIT_BINS) \
@@ -216,6 +216,40 @@ fuzz-bins: $(B)/fuzz-doc $(B)/fuzz-cli
 
 fuzz:
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# make install PREFIX=/usr/local DESTDIR=...: tracetax in bin; the load and
+# the libraries it brings in lib/tracetax (the programs of tracetax's, not
+# of the user's PATH); the experiments, the man page and the bash
+# completion under share. tracetax finds the others relative to itself
+# (cmd_find_load, experiments_dir), so the tree can move as a whole.
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+PKGLIBDIR := $(PREFIX)/lib/tracetax
+DATADIR := $(PREFIX)/share/tracetax
+MANDIR  := $(PREFIX)/share/man
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+INSTALL ?= install
+INSTALL_LIBS := $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB)
+
+install: $(B)/tracetax $(B)/tracetax-load $(INSTALL_LIBS)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/experiments \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR)
+	$(Q)$(INSTALL) -m 755 $(B)/tracetax $(DESTDIR)$(BINDIR)/tracetax
+	$(Q)$(INSTALL) -m 755 $(B)/tracetax-load $(DESTDIR)$(PKGLIBDIR)/tracetax-load
+	$(Q)$(INSTALL) -m 644 $(INSTALL_LIBS) $(DESTDIR)$(PKGLIBDIR)/
+	$(Q)$(INSTALL) -m 644 experiments/*.tt $(DESTDIR)$(DATADIR)/experiments/
+	$(Q)$(INSTALL) -m 644 man/tracetax.1 $(DESTDIR)$(MANDIR)/man1/tracetax.1
+	$(Q)$(INSTALL) -m 644 completion/tracetax.bash $(DESTDIR)$(COMPLETIONDIR)/tracetax
+
+# What install put there, and its directories of our own when empty.
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/tracetax $(DESTDIR)$(PKGLIBDIR)/tracetax-load \
+		$(DESTDIR)$(PKGLIBDIR)/libtracetax-target.so $(DESTDIR)$(PKGLIBDIR)/libtracetax-preload.so \
+		$(DESTDIR)$(PKGLIBDIR)/libtracetax-ust.so $(DESTDIR)$(MANDIR)/man1/tracetax.1 \
+		$(DESTDIR)$(COMPLETIONDIR)/tracetax $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard experiments/*.tt))
+	$(Q)rmdir $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/experiments $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 # The packages, by group (scripts/deps.sh): deps is the tests'.
 deps-build:

@@ -19,7 +19,7 @@
 set -eu
 
 BUILD="make gcc clang pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
-libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libcmocka-dev
+libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev
 systemtap-sdt-dev"
 # The default plan needs nothing more: its mechanisms are the kernel's
 # (tracefs, perf events, BPF, ptrace, seccomp) and tracetax's own libraries,
@@ -82,7 +82,7 @@ missing_tools() {
 		command -v "$c" >/dev/null 2>&1 || printf ' %s' "$c"
 	done
 	command -v pkg-config >/dev/null 2>&1 || return 0
-	for m in libbpf libtracefs libtraceevent jansson sqlite3; do
+	for m in libbpf libtracefs libtraceevent jansson sqlite3 libpq; do
 		pkg-config --exists "$m" || printf ' pkg-config:%s' "$m"
 	done
 }

@@ -25,7 +25,7 @@ static const char usage_main[] =
 	"  history    the runs in the results store (every run records there)\n"
 	"  show       a stored run's table again, or a results document's\n"
 	"  compare    two runs cell by cell, with verdicts: worse, better, same\n"
-	"  export     a run as CSV, Markdown or its results document\n"
+	"  export     a run as CSV, Markdown, Prometheus metrics or its results document\n"
 	"  import     record results documents (from other machines) in the store\n"
 	"  report     one self-contained HTML page of runs: charts, comparison, data\n"
 	"  experiment the five threads' experiments: list, show NAME, run NAME (the\n"

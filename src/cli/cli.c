@@ -245,6 +245,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "kernel-modules", required_argument, NULL, 'Y' },
 		{ "csv", required_argument, NULL, 'V' },
 		{ "markdown", required_argument, NULL, 'k' },
+		{ "prometheus-textfile", required_argument, NULL, 'F' },
 		{ "explain", required_argument, NULL, 'X' },
 		{ "latency", no_argument, NULL, 'L' },
 		{ "msg-size", required_argument, NULL, 'G' },
@@ -355,6 +356,11 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			break;
 		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;
 		case 'k': if (!*optarg) FAIL("empty --markdown path"); a->markdown_path = optarg; break;
+		case 'F':
+			if (!*optarg)
+				FAIL("empty --prometheus-textfile directory");
+			a->prom_dir = optarg;
+			break;
 		case 'X': {
 			const char *variant;
 			const struct tracer_ops *ops = tracer_ops_find(optarg, &variant, err, errlen);

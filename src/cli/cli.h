@@ -25,6 +25,7 @@ struct run_args {
 	bool no_store;                 /* --no-store: record nothing */
 	const char *csv_path;          /* --csv FILE */
 	const char *markdown_path;     /* --markdown FILE */
+	const char *prom_dir;          /* --prometheus-textfile DIR: DIR/tracetax.prom */
 	char explain[64];              /* --explain: a tracer of the run, full name; "" */
 	const char *kernel;            /* --kernel: run the plan in a VM of this image */
 	const char *kernel_modules;    /* --kernel-modules: its modules' directory */

@@ -16,7 +16,7 @@ static const struct command {
 	const char *opts;       /* option codes it accepts */
 	int min_runs, max_runs;
 } commands[] = {
-	{ "history", "wtkls", 0, 0 },
+	{ "history", "wtklsb", 0, 0 },
 	{ "show", "sc", 1, 1 },
 	{ "compare", "Hsc", 2, 2 },
 	{ "export", "fos", 1, 1 },
@@ -28,6 +28,7 @@ static const struct option options[] = {
 	{ "workload", required_argument, NULL, 'w' },
 	{ "tracer", required_argument, NULL, 't' },
 	{ "kernel", required_argument, NULL, 'k' },
+	{ "by", required_argument, NULL, 'b' },
 	{ "limit", required_argument, NULL, 'l' },
 	{ "store", required_argument, NULL, 's' },
 	{ "threshold", required_argument, NULL, 'H' },
@@ -63,6 +64,11 @@ static int parse_option(struct results_args *a, int c, char *err, size_t errlen)
 	case 'w': a->workload = optarg; break;
 	case 't': a->tracer = optarg; break;
 	case 'k': a->kernel = optarg; break;
+	case 'b':
+		if (!strcmp(optarg, "host")) a->by = BY_HOST;
+		else if (!strcmp(optarg, "kernel")) a->by = BY_KERNEL;
+		else FAIL("invalid --by '%s' (host, kernel)", optarg);
+		break;
 	case 'l':
 		if (parse_i64(optarg, 1, 1000000, &v))
 			FAIL("invalid --limit '%s' (1 to 1000000)", optarg);
@@ -81,7 +87,8 @@ static int parse_option(struct results_args *a, int c, char *err, size_t errlen)
 		if (!strcmp(optarg, "csv")) a->format = FORMAT_CSV;
 		else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) a->format = FORMAT_MARKDOWN;
 		else if (!strcmp(optarg, "json")) a->format = FORMAT_JSON;
-		else FAIL("invalid --format '%s' (csv, markdown, json)", optarg);
+		else if (!strcmp(optarg, "prometheus")) a->format = FORMAT_PROMETHEUS;
+		else FAIL("invalid --format '%s' (csv, markdown, json, prometheus)", optarg);
 		break;
 	case 'o':
 		if (!*optarg)
@@ -133,6 +140,8 @@ int cli_parse_results(int argc, char **argv, struct results_args *a, char *err, 
 			FAIL("empty run argument");
 		a->runs[a->nruns++] = argv[optind];
 	}
+	if (a->by && !a->tracer)
+		FAIL("--by needs a tracer (-t TRACER)");
 	if (a->nruns < cmd->min_runs)
 		FAIL("%s needs %s", cmd->name, cmd->min_runs == 2 ? "two runs, A and B" :
 		     cmd->max_runs == 1 ? "a run (an id, last, last~N, or a file)" : "a results document");

@@ -11,7 +11,9 @@
 
 #define CLI_MAX_RUNS 16
 
-enum export_format { FORMAT_CSV, FORMAT_MARKDOWN, FORMAT_JSON };
+enum history_by { BY_NONE, BY_HOST, BY_KERNEL };
+
+enum export_format { FORMAT_CSV, FORMAT_MARKDOWN, FORMAT_JSON, FORMAT_PROMETHEUS };
 
 struct results_args {
 	const char *cmd;                   /* argv[0]: "history", "show", ... */
@@ -23,6 +25,7 @@ struct results_args {
 	const char *tracer;                /* -t: a glob; also the overhead over time */
 	const char *kernel;                /* --kernel: a glob */
 	int limit;                         /* --limit: the last N runs */
+	enum history_by by;                /* --by host|kernel: -t's overhead per host or kernel */
 	/* compare */
 	double threshold;                  /* --threshold, % of A's overhead */
 	/* export, report */

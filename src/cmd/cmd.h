@@ -28,6 +28,10 @@ int cmd_report(int argc, char **argv);
  * default). 0, or -1 with one line said. @quiet: no line saying where.
  */
 int cmd_record_run(const char *store_opt, const struct results *r, bool quiet);
+struct store;
+struct results_args;
+/* history -t TRACER --by host|kernel (history_by.c): prints, returns the exit code. */
+int cmd_history_by(struct store *s, const struct results_args *a);
 
 /*
  * RUN: an id, "last", "last~N" (from the store at @store_opt), or the path

@@ -11,23 +11,38 @@
 #include "base/util.h"
 #include "cmd/cmd.h"
 
-/* tracetax-load lives next to tracetax; TRACETAX_LOAD overrides. */
+/*
+ * tracetax-load lives next to tracetax in the build, and in
+ * PREFIX/lib/tracetax (a program of tracetax's, not of the user's PATH)
+ * once installed, with the libraries it brings beside it; relative to our
+ * own executable, so that an installed tree can move (DESTDIR, another
+ * PREFIX). TRACETAX_LOAD overrides.
+ */
 const char *cmd_find_load(void)
 {
+	static const char *const rel[] = { "/tracetax-load", "/../lib/tracetax/tracetax-load" };
 	static char path[PATH_MAX];
 	const char *env = getenv("TRACETAX_LOAD");
+	char exe[PATH_MAX - 64], *dir;
 	ssize_t n;
 
 	if (env && *env)
 		return env;
-	n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0)
 		die("cannot find own executable: readlink /proc/self/exe failed");
-	path[n] = '\0';
-	strcat(dirname(path), "/tracetax-load");
-	if (access(path, X_OK))
-		die("cannot find workload binary '%s'", path);
-	return path;
+	exe[n] = '\0';
+	dir = dirname(exe);
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char joined[PATH_MAX];
+
+		snprintf(joined, sizeof(joined), "%s%s", dir, rel[i]);
+		/* canonical: the libraries are looked for beside it */
+		if (realpath(joined, path) && !access(path, X_OK))
+			return path;
+	}
+	die("cannot find workload binary 'tracetax-load' in '%s' or '%s/../lib/tracetax' "
+	    "(set TRACETAX_LOAD)", dir, dir);
 }
 
 bool cmd_want_colour(int setting, int fd)

@@ -13,7 +13,7 @@
 #include "base/util.h"
 
 static const char usage_compare[] =
-	"usage: tracetax compare A B [--threshold PCT] [--store PATH] [--color WHEN]\n"
+	"usage: tracetax compare A B [--threshold PCT] [--store STORE] [--color WHEN]\n"
 	"\n"
 	"Compares two runs cell by cell (same workload, tracer, threads, target):\n"
 	"the overhead per event in A and B, B - A with Welch's 95% CI over each run's\n"

@@ -10,28 +10,34 @@
 
 static const char usage_list[] =
 	"usage: tracetax list [--json] [--wait SECONDS | --no-wait]\n"
+	"       tracetax list --names tracers|workloads\n"
 	"\n"
 	"Lists every tracer (with its variants) and whether it can run here, with\n"
 	"the kernel's or the system's reason when it cannot; then the workloads.\n"
 	"Probing takes the machine's measurement lock: another measurement holding\n"
 	"it is waited for, at most --wait seconds (default %d), then exit 2;\n"
-	"--no-wait: exit 2 at once.\n";
+	"--no-wait: exit 2 at once. --names: the names alone, one a line, probing\n"
+	"nothing and taking no lock (shell completion).\n";
 
 int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "names", required_argument, NULL, 'n' },
 		{ "wait", required_argument, NULL, 'W' },
 		{ "no-wait", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *names = NULL;
 	int c, json = 0, wait_s = cmd_wait_default(), rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = 1;
+		else if (c == 'n')
+			names = optarg;
 		else if (c == 'W' && cmd_parse_wait(optarg, &wait_s))
 			die_usage("invalid --wait '%s' (0 to %d seconds)", optarg, LOCK_WAIT_MAX_S);
 		else if (c == 'W')
@@ -49,6 +55,10 @@ int cmd_list(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s' (see 'tracetax list --help')", argv[optind]);
+	if (names && output_list_names(stdout, names))
+		die_usage("invalid --names '%s' (tracers, workloads)", names);
+	if (names)
+		return fflush(stdout) ? 1 : 0;
 	/*
 	 * Probing creates tracefs instances and loads programs: Ctrl-C or
 	 * SIGTERM is only noted, the probe under way tears down what it made,

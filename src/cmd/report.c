@@ -9,7 +9,7 @@
 #include "base/util.h"
 
 static const char usage_report[] =
-	"usage: tracetax report [RUN...] [-o FILE] [--store PATH]\n"
+	"usage: tracetax report [RUN...] [-o FILE] [--store STORE]\n"
 	"\n"
 	"Writes one self-contained HTML page (no external script, style, font or\n"
 	"image: it can be mailed or attached to a bug) to FILE or stdout: the\n"

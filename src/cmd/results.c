@@ -13,40 +13,47 @@
 #include "output/export.h"
 #include "output/table.h"
 #include "store/store.h"
+#include "base/hostid.h"
 #include "base/util.h"
 
 static const char usage_history[] =
-	"usage: tracetax history [-w WORKLOAD] [-t PATTERN] [--kernel PATTERN] [--limit N]\n"
+	"usage: tracetax history [-w WORKLOAD] [-t PATTERN [--by host|kernel]] [--kernel PATTERN]\n"
+	"                        [--limit N] [--store STORE]\n"
 	"\n"
 	"Lists the runs in the results store, oldest first: id, start (UTC), host,\n"
 	"kernel, cells ok/skipped/failed, tracers. With -t, each run's cells of the\n"
 	"tracers matching PATTERN follow it with their overhead per event: one\n"
-	"tracer's cost over time.\n"
+	"tracer's cost over time. With --by, that cost per host or per kernel: the\n"
+	"mean with a 95% CI (one run: its own; several: over the runs' means),\n"
+	"the range of the runs' figures and their ids.\n"
 	"\n"
 	"  -w, --workload W       runs with cells of workload W\n"
 	"  -t, --tracer PATTERN   runs with a tracer matching PATTERN ('bpf:*')\n"
+	"      --by host|kernel   -t's overhead per host (hostname and machine) or kernel\n"
 	"      --kernel PATTERN   runs on a kernel matching PATTERN ('6.1.*')\n"
 	"  -l, --limit N          the last N runs (default 20)\n"
-	"      --store PATH       the results store (default: $TRACETAX_DB, else\n"
+	"      --store STORE      the results store, a path or a postgresql:// URI\n"
+	"                         (default: $TRACETAX_DB, else\n"
 	"                         $XDG_DATA_HOME/tracetax/results.db, else\n"
 	"                         ~/.local/share/tracetax/results.db)\n";
 
 static const char usage_show[] =
-	"usage: tracetax show RUN [--store PATH] [--color WHEN]\n"
+	"usage: tracetax show RUN [--store STORE] [--color WHEN]\n"
 	"\n"
 	"Prints a run's table as 'tracetax run' printed it. RUN is an id from\n"
 	"'tracetax history', last, last~N (N runs before the last), or the path of\n"
 	"a results document (--json), from this machine or another.\n";
 
 static const char usage_export[] =
-	"usage: tracetax export RUN --format csv|markdown|json [-o FILE] [--store PATH]\n"
+	"usage: tracetax export RUN --format csv|markdown|json|prometheus [-o FILE] [--store STORE]\n"
 	"\n"
 	"Writes a run (see 'tracetax show --help' for RUN) to stdout or FILE: csv,\n"
 	"one row per cell with units in the header; markdown, a table to paste\n"
-	"into an issue or a mail; json, the results document.\n";
+	"into an issue or a mail; json, the results document; prometheus, its\n"
+	"figures as gauges in seconds (the text format node_exporter reads).\n";
 
 static const char usage_import[] =
-	"usage: tracetax import FILE... [--store PATH]\n"
+	"usage: tracetax import FILE... [--store STORE]\n"
 	"\n"
 	"Records results documents (--json, from this machine or another) in the\n"
 	"results store, each as a new run.\n";
@@ -118,7 +125,7 @@ void cmd_load_run(const char *spec, const char *store_opt, struct doc *d)
 
 int cmd_record_run(const char *store_opt, const struct results *r, bool quiet)
 {
-	char path[4096], err[512], *doc;
+	char path[4096], err[512], *doc, host[32];
 	struct store *s;
 	int64_t id;
 	int ret;
@@ -129,12 +136,13 @@ int cmd_record_run(const char *store_opt, const struct results *r, bool quiet)
 	if (!s)
 		return error("cannot record the run: %s", err);
 	doc = output_json_string(r);
-	ret = store_record(s, r, doc, &id, err, sizeof(err));
+	host_id(host, sizeof(host));
+	ret = store_record(s, r, doc, host, &id, err, sizeof(err));
 	if (ret)
 		error("%s", err);
 	else if (!quiet)
 		fprintf(stderr, "recorded as run %lld in '%s' (tracetax show %lld)\n", (long long)id,
-			path, (long long)id);
+			store_name(s), (long long)id);
 	free(doc);
 	store_close(s);
 	return ret;
@@ -175,6 +183,11 @@ int cmd_history(int argc, char **argv)
 	char err[512];
 	int lines = 0, ret;
 
+	if (a.by) {
+		ret = cmd_history_by(s, &a);
+		store_close(s);
+		return ret;
+	}
 	ret = store_history(s, &f, print_history, &lines, err, sizeof(err));
 	store_close(s);
 	if (ret) {
@@ -214,7 +227,8 @@ int cmd_export(int argc, char **argv)
 		ret = output_file(a.out, text, NULL, NULL);
 		free(text);
 	} else {
-		ret = output_file(a.out, NULL, &d.r, a.format == FORMAT_CSV ? output_csv : output_markdown);
+		ret = output_file(a.out, NULL, &d.r, a.format == FORMAT_CSV ? output_csv :
+				  a.format == FORMAT_MARKDOWN ? output_markdown : output_prometheus);
 	}
 	doc_release(&d);
 	return ret ? EXIT_FAILED : 0;
@@ -236,7 +250,8 @@ int cmd_import(int argc, char **argv)
 	for (int i = 0; i < a.nruns; i++) {
 		int64_t id;
 
-		if (!ret && store_record(s, &d[i].r, d[i].text, &id, err, sizeof(err)))
+		/* measured elsewhere: which machine is not known, only its hostname */
+		if (!ret && store_record(s, &d[i].r, d[i].text, NULL, &id, err, sizeof(err)))
 			ret = error("%s", err);
 		else if (!ret)
 			printf("%s: recorded as run %lld\n", a.runs[i], (long long)id);

@@ -29,7 +29,8 @@
 #include "output/table.h"
 #include "tracers/tracer.h"
 
-static void run_output(const struct run_args *a, const struct results *r, int *ret)
+static void run_output(const struct run_args *a, const char *prom_path, const struct results *r,
+		       int *ret)
 {
 	/* --json -, --csv -, --markdown -: stdout holds the export alone; the
 	 * table goes to stderr (nowhere with -q) */
@@ -47,6 +48,8 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 	if (a->csv_path && output_file(a->csv_path, NULL, r, output_csv))
 		*ret = exit_worst(*ret, EXIT_FAILED);
 	if (a->markdown_path && output_file(a->markdown_path, NULL, r, output_markdown))
+		*ret = exit_worst(*ret, EXIT_FAILED);
+	if (a->prom_dir && output_file(prom_path, NULL, r, output_prometheus))
 		*ret = exit_worst(*ret, EXIT_FAILED);
 	/* after the table: a store that fails costs the record, not the figures */
 	if (!a->no_store && cmd_record_run(a->store, r, a->quiet))
@@ -234,7 +237,7 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 {
 	struct results r;
 	struct plan p;
-	char err[256];
+	char err[256], prom_path[4096] = "";
 	int ret, removed = 0;
 
 	if (a->kernel && !a->dry_run)
@@ -252,6 +255,15 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 		die_usage("%s", err);
 	if (a->markdown_path && atomic_file_check(a->markdown_path, err, sizeof(err)))
 		die_usage("%s", err);
+	/*
+	 * node_exporter reads the DIR/NAME.prom files only: the file is written as
+	 * tracetax.prom.tmp and renamed, so a scrape sees the last run or this one.
+	 */
+	if (a->prom_dir) {
+		snprintf(prom_path, sizeof(prom_path), "%s/tracetax.prom", a->prom_dir);
+		if (atomic_file_check(prom_path, err, sizeof(err)))
+			die_usage("%s", err);
+	}
 	/*
 	 * --no-wait fails before the signal thread exists: a process that exits
 	 * while a detached thread is still starting leaves LeakSanitizer a
@@ -280,7 +292,7 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 	else {
 		if (hook)
 			hook(&r, arg);
-		run_output(a, &r, &ret);
+		run_output(a, prom_path, &r, &ret);
 	}
 	r.claims = NULL;
 	results_release(&r);

@@ -12,6 +12,8 @@
 
 int output_csv(const struct results *r, FILE *f);
 int output_markdown(const struct results *r, FILE *f);
+/* Prometheus text format: gauges in seconds, labels tracer, workload, threads, target, kernel, host. */
+int output_prometheus(const struct results *r, FILE *f);
 
 /*
  * Writes @text, or what @fn writes of @r, to @path: through path.tmp,

@@ -125,3 +125,24 @@ int output_list(FILE *f, int json, const char *load_path)
 	fputc('\n', f);
 	return 0;
 }
+
+int output_list_names(FILE *f, const char *what)
+{
+	char name[128];
+
+	if (!strcmp(what, "tracers")) {
+		for (int i = 0; tracer_table[i]; i++)
+			for (int v = 0; v == 0 || (tracer_table[i]->variants && tracer_table[i]->variants[v]);
+			     v++) {
+				each_name(tracer_table[i], v, name, sizeof(name));
+				fprintf(f, "%s\n", name);
+			}
+	} else if (!strcmp(what, "workloads")) {
+		for (const struct workload *w = workloads; w->name; w++)
+			if (!w->cmd)
+				fprintf(f, "%s\n", w->name);
+	} else {
+		return -1;
+	}
+	return 0;
+}

@@ -309,9 +309,36 @@ static void embed(FILE *f, const struct doc *d, int i)
 	fputs("\n</script>\n", f);
 }
 
+/* How many of the runs' hosts (or kernels) differ from the first's. */
+static int others(const struct doc *docs, int n, bool kernel)
+{
+	int k = 0;
+
+	for (int i = 1; i < n; i++)
+		k += strcmp(kernel ? docs[i].r.env.kernel : docs[i].r.env.hostname,
+			    kernel ? docs[0].r.env.kernel : docs[0].r.env.hostname) != 0;
+	return k;
+}
+
+/* Runs of several hosts or kernels: a tracer's cost across them, bar by bar. */
+static void fleet_section(FILE *f, const struct doc *docs, int n)
+{
+	bool kernel = others(docs, n, true) > 0;
+
+	if (!kernel && !others(docs, n, false))
+		return;
+	fprintf(f, "<section class=\"fleet\">\n<h2>Across %s</h2>\n<p>Each tracer measured in two "
+		"runs or more, one bar per run, named by its %s; 95%% intervals as whiskers, log "
+		"scale.</p>\n<div class=\"scroll\">\n", kernel ? "kernels" : "hosts",
+		kernel ? "kernel" : "host");
+	svg_fleet(f, docs, n, kernel);
+	fputs("</div>\n</section>\n", f);
+}
+
 int report_html(FILE *f, struct doc *docs, int n)
 {
 	head(f, &docs[0]);
+	fleet_section(f, docs, n);
 	for (int i = 0; i < n; i++)
 		run_section(f, &docs[i], n);
 	for (int i = 1; i < n; i++)

@@ -30,5 +30,7 @@ void svg_compare(FILE *f, const struct cmp *c);
 /* Overhead against threads for cells measured at two thread counts or more;
  * false (nothing written) when there are none. @f NULL: only whether. */
 bool svg_threads(FILE *f, const struct results *r);
+/* Runs of several hosts or kernels: each tracer's bars side by side, one per run. */
+void svg_fleet(FILE *f, const struct doc *docs, int n, bool by_kernel);
 
 #endif

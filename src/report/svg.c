@@ -349,3 +349,88 @@ bool svg_threads(FILE *f, const struct results *r)
 	fputs("</svg>\n", f);
 	return true;
 }
+
+/*
+ * Runs of several hosts or kernels: for each tracer (with its workload
+ * and threads) measured in more than one of them, its bars side by side,
+ * one per run, named by host or kernel: what the tracer costs across a
+ * fleet, on one axis.
+ */
+static bool same_cell(const struct cell *a, const struct cell *b)
+{
+	return !strcmp(a->tracer, b->tracer) && !strcmp(a->workload, b->workload) &&
+	       a->threads == b->threads;
+}
+
+/* The first ok cell of run @k like @c; NULL: none. */
+static const struct cell *cell_like(const struct results *r, const struct cell *c)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && same_cell(&r->cells[i], c))
+			return &r->cells[i];
+	return NULL;
+}
+
+void svg_fleet(FILE *f, const struct doc *docs, int n, bool by_kernel)
+{
+	int rows = 0, groups = 0, y = TOP;
+
+	/* a group per cell of any run, first seen; counted, then drawn */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 0; k < n; k++)
+			for (int i = 0; i < docs[k].r.ncells; i++) {
+				const struct cell *c = &docs[k].r.cells[i];
+				char family[32];
+				const char *colour;
+				int seen = 0, in = 0;
+
+				if (c->status != CELL_OK)
+					continue;
+				for (int j = 0; j < k && !seen; j++)
+					seen = cell_like(&docs[j].r, c) != NULL;
+				for (int j = 0; j < i && !seen; j++)
+					seen = docs[k].r.cells[j].status == CELL_OK && same_cell(&docs[k].r.cells[j], c);
+				for (int j = 0; j < n; j++)
+					in += cell_like(&docs[j].r, c) != NULL;
+				if (seen || in < 2)
+					continue;
+				if (!pass) {
+					groups++;
+					rows += in;
+					continue;
+				}
+				colour = report_family(c->tracer, family, sizeof(family));
+				fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"name\">", X0, y + 12);
+				html_text(f, c->tracer);
+				fprintf(f, " · %s, %dT</text>\n", c->workload, c->threads);
+				y += 18;
+				for (int j = 0; j < n; j++) {
+					const struct cell *o = cell_like(&docs[j].r, c);
+					char over[96];
+
+					if (!o)
+						continue;
+					fmt_overhead(over, sizeof(over), &o->overhead);
+					fprintf(f, "<g class=\"bar\"><title>");
+					html_text(f, by_kernel ? docs[j].r.env.kernel : docs[j].r.env.hostname);
+					fprintf(f, " (%s): %s per event (95%% CI)</title>", docs[j].name, over);
+					fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"fig\" text-anchor=\"end\">", X1, y + 10);
+					html_text(f, by_kernel ? docs[j].r.env.kernel : docs[j].r.env.hostname);
+					fprintf(f, " · %s</text>", over);
+					bar(f, y, &o->overhead, colour, 1 - 0.5 * j / (n > 1 ? n - 1 : 1));
+					fputs("</g>\n", f);
+					y += 16;
+				}
+				y += 8;
+			}
+		if (!pass) {
+			int h = TOP + groups * 26 + rows * 16 + 4;
+
+			fprintf(f, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" "
+				"aria-label=\"overhead per event per %s, log scale\">\n", WIDTH, h,
+				by_kernel ? "kernel" : "host");
+			axis(f, h);
+		}
+	}
+	fputs("</svg>\n", f);
+}

@@ -1,55 +1,51 @@
 /* The store's history (store.h): runs and their cells, filtered, oldest first. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "base/util.h"
 #include "store/db.h"
 #include "store/store.h"
 
-static void col_text(sqlite3_stmt *st, int i, char *dst, size_t len)
+static void col_text(struct db_stmt *st, int i, char *dst, size_t len)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
+	const char *t = db_col_text(st, i);
 
-	snprintf(dst, len, "%s", t ? (const char *)t : "");
-}
-
-static double col_num(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+	snprintf(dst, len, "%s", t ? t : "");
 }
 
 #define ENV(name) "(SELECT value FROM environment WHERE run_id = r.id AND name = '" name "')"
 #define COUNT(status) "(SELECT count(*) FROM cells WHERE run_id = r.id AND status = '" status "')"
 
+/* Both engines (db.h): CAST(? AS TEXT) IS NULL, GLOB, an alias for the subquery. */
 static const char runs_sql[] =
 	"SELECT * FROM (SELECT r.id, " ENV("started") ", " ENV("hostname") ", " ENV("kernel") ", "
-	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") " FROM runs r WHERE "
-	"(?1 IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?1)) AND "
-	"(?2 IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.tracer GLOB ?2)) AND "
-	"(?3 IS NULL OR " ENV("kernel") " GLOB ?3) ORDER BY r.id DESC LIMIT ?4) ORDER BY 1";
+	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") ", r.host_id FROM runs r WHERE "
+	"(CAST(?1 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?1)) AND "
+	"(CAST(?2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.tracer GLOB ?2)) AND "
+	"(CAST(?3 AS TEXT) IS NULL OR " ENV("kernel") " GLOB ?3) ORDER BY r.id DESC LIMIT ?4) AS h ORDER BY 1";
 
 static const char cells_sql[] =
 	"SELECT tracer, workload, threads, status, reason, overhead_ns, overhead_lo, overhead_hi, "
-	"disturbed FROM cells WHERE run_id = ?1 AND tracer GLOB ?2 AND (?3 IS NULL OR workload = ?3) "
-	"ORDER BY idx";
+	"disturbed FROM cells WHERE run_id = ?1 AND tracer GLOB ?2 AND "
+	"(CAST(?3 AS TEXT) IS NULL OR workload = ?3) ORDER BY idx";
 
 static const char tracers_sql[] =
 	"SELECT tracer FROM cells WHERE run_id = ? GROUP BY tracer ORDER BY min(idx)";
 
-static void list_tracers(sqlite3_stmt *st, struct store_run *run)
+static int list_tracers(struct db_stmt *st, struct store_run *run)
 {
 	size_t len = 0;
 	bool cut = false;
+	int rc;
 
 	run->ntracers = 0;
 	run->tracers[0] = '\0';
-	sqlite3_bind_int64(st, 1, run->id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
+	db_bind_int64(st, 1, run->id);
+	while ((rc = db_step(st)) == 1) {
+		const char *t = db_col_text(st, 0);
 
 		run->ntracers++;
 		if (cut || !t)
@@ -63,33 +59,34 @@ static void list_tracers(sqlite3_stmt *st, struct store_run *run)
 		len += (size_t)snprintf(run->tracers + len, sizeof(run->tracers) - len, "%s%s",
 					len ? "," : "", t);
 	}
-	sqlite3_reset(st);
+	db_reset(st);
+	return rc;
 }
 
-static int walk_cells(sqlite3_stmt *st, const struct store_filter *f, const struct store_run *run,
-		      int (*fn)(const struct store_run *, const struct store_cell *, void *), void *arg)
+static int walk_cells(struct db_stmt *st, const struct store_filter *f, const struct store_run *run,
+		      int (*fn)(const struct store_run *, const struct store_cell *, void *), void *arg,
+		      int *rc)
 {
 	int ret = 0;
 
-	sqlite3_bind_int64(st, 1, run->id);
-	sqlite3_bind_text(st, 2, f->tracer, -1, SQLITE_STATIC);
-	store_bind_text(st, 3, f->workload);
-	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
+	db_bind_int64(st, 1, run->id);
+	db_bind_glob(st, 2, f->tracer);
+	db_bind_text(st, 3, f->workload);
+	while (!ret && (*rc = db_step(st)) == 1) {
 		struct store_cell c;
 
 		col_text(st, 0, c.tracer, sizeof(c.tracer));
 		col_text(st, 1, c.workload, sizeof(c.workload));
-		c.threads = sqlite3_column_int(st, 2);
+		c.threads = (int)db_col_int64(st, 2);
 		col_text(st, 3, c.status, sizeof(c.status));
 		col_text(st, 4, c.reason, sizeof(c.reason));
-		c.overhead = col_num(st, 5);
-		c.lo = col_num(st, 6);
-		c.hi = col_num(st, 7);
-		c.disturbed = sqlite3_column_int(st, 8);
+		c.overhead = db_col_double(st, 5);
+		c.lo = db_col_double(st, 6);
+		c.hi = db_col_double(st, 7);
+		c.disturbed = db_col_int64(st, 8);
 		ret = fn(run, &c, arg);
 	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	db_reset(st);
 	return ret;
 }
 
@@ -97,38 +94,49 @@ int store_history(struct store *s, const struct store_filter *f,
 		  int (*fn)(const struct store_run *run, const struct store_cell *cell, void *arg),
 		  void *arg, char *err, size_t errlen)
 {
-	sqlite3_stmt *runs = NULL, *cells = NULL, *tracers = NULL;
-	int rc, ret = 0;
+	struct db_stmt *runs = NULL, *cells = NULL, *tracers = NULL;
+	int rc = -1, ret = 0;
 
-	if (sqlite3_prepare_v2(s->db, runs_sql, -1, &runs, NULL) ||
-	    sqlite3_prepare_v2(s->db, cells_sql, -1, &cells, NULL) ||
-	    sqlite3_prepare_v2(s->db, tracers_sql, -1, &tracers, NULL)) {
+	/* PostgreSQL: one query's rows are read whole, so the others may run meanwhile */
+	if (!(runs = db_prepare(s, runs_sql)) || !(cells = db_prepare(s, cells_sql)) ||
+	    !(tracers = db_prepare(s, tracers_sql))) {
 		ret = store_fail(s, "cannot read results store", err, errlen);
 		goto out;
 	}
-	store_bind_text(runs, 1, f->workload);
-	store_bind_text(runs, 2, f->tracer);
-	store_bind_text(runs, 3, f->kernel);
-	sqlite3_bind_int(runs, 4, f->limit > 0 ? f->limit : -1);
-	while (!ret && (rc = sqlite3_step(runs)) == SQLITE_ROW) {
-		struct store_run run = { .id = sqlite3_column_int64(runs, 0) };
+	db_bind_text(runs, 1, f->workload);
+	db_bind_glob(runs, 2, f->tracer);
+	db_bind_glob(runs, 3, f->kernel);
+	db_bind_int64(runs, 4, f->limit > 0 ? f->limit : INT_MAX);
+	while (!ret && (rc = db_step(runs)) == 1) {
+		struct store_run run = { .id = db_col_int64(runs, 0) };
 
 		col_text(runs, 1, run.started, sizeof(run.started));
 		col_text(runs, 2, run.host, sizeof(run.host));
 		col_text(runs, 3, run.kernel, sizeof(run.kernel));
-		run.ok = sqlite3_column_int(runs, 4);
-		run.skipped = sqlite3_column_int(runs, 5);
-		run.failed = sqlite3_column_int(runs, 6);
-		list_tracers(tracers, &run);
+		run.ok = (int)db_col_int64(runs, 4);
+		run.skipped = (int)db_col_int64(runs, 5);
+		run.failed = (int)db_col_int64(runs, 6);
+		col_text(runs, 7, run.host_id, sizeof(run.host_id));
+		if (list_tracers(tracers, &run) < 0) {
+			rc = -1;
+			break;
+		}
 		ret = fn(&run, NULL, arg);
-		if (!ret && f->tracer)
-			ret = walk_cells(cells, f, &run, fn, arg);
+		if (!ret && f->tracer) {
+			int crc = 0;
+
+			ret = walk_cells(cells, f, &run, fn, arg, &crc);
+			if (!ret && crc < 0) {
+				rc = -1;
+				break;
+			}
+		}
 	}
-	if (!ret && rc != SQLITE_DONE)
+	if (!ret && rc != 0)
 		ret = store_fail(s, "cannot read results store", err, errlen);
 out:
-	sqlite3_finalize(runs);
-	sqlite3_finalize(cells);
-	sqlite3_finalize(tracers);
+	db_finalize(runs);
+	db_finalize(cells);
+	db_finalize(tracers);
 	return ret;
 }

@@ -1,4 +1,4 @@
-/* The normalised rows of a run (rows.c): what history and SQL queries read. */
+/* The tables of the store and the normalised rows of a run (rows.c). */
 #ifndef TRACETAX_STORE_ROWS_H
 #define TRACETAX_STORE_ROWS_H
 
@@ -9,7 +9,9 @@
 
 /* The normalised rows of run @id from @r (inside the caller's transaction). */
 int store_insert_rows(struct store *s, int64_t id, const struct results *r);
-/* Version 2's normalised tables, created empty. */
-extern const char store_tables_v2[];
+/* SQLite's tables, version by version (each migration adds the next). */
+extern const char store_runs_v1[], store_tables_v2[], store_runs_v3[];
+/* PostgreSQL's, created at the current version. */
+extern const char store_tables_pg[];
 
 #endif

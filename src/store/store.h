@@ -1,6 +1,7 @@
 /*
- * The results store: every run's document in an SQLite database, with
- * normalised tables beside it for queries (docs/schema.md, "the store").
+ * The results store: every run's document in an SQLite database, or a
+ * PostgreSQL one that several hosts share, with normalised tables beside
+ * it for queries (docs/schema.md, "the store").
  * The document is the source of truth; the tables are derived from it and
  * can be rebuilt from it, which is how a migration adds one.
  */
@@ -13,13 +14,14 @@
 
 #include "results/results.h"
 
-/* PRAGMA user_version of the database this tracetax writes. */
-#define STORE_SCHEMA 2
+/* The schema version this tracetax writes (SQLite: PRAGMA user_version). */
+#define STORE_SCHEMA 3
 
 struct store;
 
 /*
- * Where the store is: @opt (--store), else $TRACETAX_DB, else
+ * Where the store is: @opt (--store), else $TRACETAX_DB (a path, or a
+ * postgresql:// URI), else
  * $XDG_DATA_HOME/tracetax/results.db, else ~/.local/share/tracetax/results.db.
  * 0, or -1 with one line in @err (no HOME to put it in).
  */
@@ -33,14 +35,18 @@ int store_path(const char *opt, char *buf, size_t len, char *err, size_t errlen)
  */
 struct store *store_open(const char *path, bool create, char *err, size_t errlen);
 void store_close(struct store *s);
+/* What messages call it: the path, or the URI without its password. */
+const char *store_name(const struct store *s);
 
 /*
  * Records a run in one transaction: @doc (its results document, as
- * --json writes it) and the rows @r gives. 0 and its id in *id, or -1 with
- * one line in @err and the database as it was.
+ * --json writes it), the rows @r gives, and @host_id, the identity of the
+ * machine that measured it (base/hostid.h; NULL: not known, an imported
+ * document). 0 and its id in *id, or -1 with one line in @err and the
+ * database as it was.
  */
-int store_record(struct store *s, const struct results *r, const char *doc, int64_t *id,
-		 char *err, size_t errlen);
+int store_record(struct store *s, const struct results *r, const char *doc, const char *host_id,
+		 int64_t *id, char *err, size_t errlen);
 
 /* The id of run @spec: "12", "last", "last~N". 0, 1 (no such run), or -1 (store error). */
 int store_resolve(struct store *s, const char *spec, int64_t *id, char *err, size_t errlen);
@@ -51,6 +57,7 @@ int store_document(struct store *s, int64_t id, char **doc, size_t *len, char *e
 struct store_run {
 	int64_t id;
 	char started[32], host[64], kernel[128];
+	char host_id[32];         /* the machine-id's hash; "": not known (imported) */
 	int ok, skipped, failed;
 	int ntracers;
 	char tracers[256];        /* comma separated, in the plan's order; cut with "..." */

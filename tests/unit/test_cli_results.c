@@ -55,6 +55,10 @@ static void test_good(void **state)
 	assert_int_equal(parse(&a, err, "export", "3", "--format", "markdown", "-o", "t.md", NULL), 0);
 	assert_int_equal(a.format, FORMAT_MARKDOWN);
 	assert_string_equal(a.out, "t.md");
+	assert_int_equal(parse(&a, err, "history", "-t", "bpf:tp/count", "--by", "kernel", NULL), 0);
+	assert_int_equal(a.by, BY_KERNEL);
+	assert_int_equal(parse(&a, err, "export", "3", "--format", "prometheus", NULL), 0);
+	assert_int_equal(a.format, FORMAT_PROMETHEUS);
 	assert_int_equal(parse(&a, err, "import", "a.json", "b.json", "c.json", NULL), 0);
 	assert_int_equal(a.nruns, 3);
 	assert_int_equal(parse(&a, err, "show", "--help", NULL), 0);
@@ -78,6 +82,9 @@ static void test_bad(void **state)
 	BAD("invalid --threshold 'x'", "compare", "1", "2", "--threshold", "x");
 	BAD("invalid --threshold '-1'", "compare", "1", "2", "--threshold", "-1");
 	BAD("invalid --format 'xml'", "export", "1", "--format", "xml");
+	BAD("--by needs a tracer (-t TRACER)", "history", "--by", "host");
+	BAD("invalid --by 'cpu'", "history", "-t", "x", "--by", "cpu");
+	BAD("show takes no --by", "show", "1", "--by", "host");
 	BAD("needs a value", "export", "1", "--format");
 	BAD("unknown option '--frob'", "history", "--frob");
 	BAD("unknown option '-z'", "history", "-z");

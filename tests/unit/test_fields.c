@@ -356,7 +356,7 @@ static void test_store_columns(void **state)
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
 		int64_t id;
 
-		if (store_record(s, &docs[i].r, docs[i].text, &id, err, sizeof(err)))
+		if (store_record(s, &docs[i].r, docs[i].text, NULL, &id, err, sizeof(err)))
 			fail_msg("%s: %s", fixtures[i], err);
 	}
 	store_close(s);

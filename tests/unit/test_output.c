@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "doc/write.h"
+#include "output/export.h"
 #include "output/table.h"
 #include "results/results.h"
 
@@ -306,6 +307,42 @@ static void test_noise_floor(void **state)
 	free(r.floors);
 }
 
+/* Prometheus: seconds, not ns; escaped labels; no figures for a cell not ok. */
+static void test_prometheus(void **state)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char saved[256];
+
+	(void)state;
+	memcpy(saved, res.cells[0].workload, sizeof(saved));
+	snprintf(res.cells[0].workload, sizeof(res.cells[0].workload), "cmd:'a \"b\" \\c'");
+	assert_non_null(f);
+	assert_int_equal(output_prometheus(&res, f), 0);
+	fclose(f);
+	memcpy(res.cells[0].workload, saved, sizeof(saved));
+	/* 2025-01-02T03:04:05Z */
+	assert_non_null(strstr(buf, "tracetax_run_start_timestamp_seconds{kernel=\"6.18.0\",host=\"box\","));
+	assert_non_null(strstr(buf, "} 1735787045\n"));
+	assert_non_null(strstr(buf, "workload=\"cmd:'a \\\"b\\\" \\\\c'\""));
+	/* bpf:tp/count's overheads 25 24 26 ns: 2.5e-08 s, CI [22.5, 27.5] ns */
+	p = strstr(buf, "tracetax_overhead_per_event_seconds{tracer=\"bpf:tp/count\"");
+	assert_non_null(p);
+	assert_float_equal(strtod(strchr(p, '}') + 1, NULL), 25e-9, 1e-20);
+	p = strstr(buf, "tracetax_overhead_per_event_ci95_lower_seconds{tracer=\"bpf:tp/count\"");
+	assert_non_null(p);
+	assert_float_equal(strtod(strchr(p, '}') + 1, NULL), 22.516e-9, 0.01e-9);
+	p = strstr(buf, "tracetax_hits{tracer=\"bpf:tp/count\"");
+	assert_non_null(p);
+	assert_int_equal(strtoll(strchr(p, '}') + 1, NULL, 10), 3300);
+	assert_non_null(strstr(buf, "tracetax_cell_info{tracer=\"bpf:kprobe\""));
+	assert_non_null(strstr(buf, "status=\"skipped\"} 1\n"));
+	assert_null(strstr(buf, "tracetax_overhead_per_event_seconds{tracer=\"bpf:kprobe\""));
+	assert_null(strstr(buf, "_total"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_json_unknowns_are_null),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_json_file),
+		cmocka_unit_test(test_prometheus),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -53,7 +53,7 @@ static int64_t record(struct store *s, double shift)
 
 	fake_results(&r, 5, shift);
 	doc = output_json_string(&r);
-	if (store_record(s, &r, doc, &id, err, sizeof(err)))
+	if (store_record(s, &r, doc, "0123456789abcdef", &id, err, sizeof(err)))
 		fail_msg("%s", err);
 	free(doc);
 	results_release(&r);
@@ -163,7 +163,7 @@ static void test_two_writers(void **state)
 
 				fake_results(&r, 5, i);
 				doc = output_json_string(&r);
-				bad = store_record(mine, &r, doc, &id, err, sizeof(err));
+				bad = store_record(mine, &r, doc, NULL, &id, err, sizeof(err));
 				if (bad)
 					fprintf(stderr, "writer %d: %s\n", k, err);
 				free(doc);
@@ -243,9 +243,9 @@ static void test_refused(void **state)
 	(void)state;
 	/* a newer tracetax's store */
 	fresh("new.db");
-	sql(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 3;");
+	sql(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 4;");
 	assert_null(store_open(db, true, err, sizeof(err)));
-	assert_non_null(strstr(err, "has schema version 3, newer than this tracetax's 2"));
+	assert_non_null(strstr(err, "has schema version 4, newer than this tracetax's 3"));
 	/* somebody else's database */
 	fresh("other.db");
 	sql(db, "CREATE TABLE songs (title TEXT);");
