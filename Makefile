@@ -128,7 +128,15 @@ $(B)/version.h: FORCE
 
 FORCE:
 
-$(B)/%.o: %.c | $(BPF_SKELS) $(B)/version.h
+# Every syscall's name by number, from the C library's headers: budget
+# names the syscalls it counts, not only those the load makes.
+$(B)/syscall_names.h:
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)echo '#include <sys/syscall.h>' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/{ \2, "\1" },/p' > $@.new && mv -f $@.new $@
+
+$(B)/%.o: %.c | $(BPF_SKELS) $(B)/version.h $(B)/syscall_names.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<

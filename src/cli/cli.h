@@ -25,6 +25,7 @@ struct run_args {
 	const char *csv_path;          /* --csv FILE */
 	const char *markdown_path;     /* --markdown FILE */
 	char explain[64];              /* --explain: a tracer of the run, full name; "" */
+	bool no_table;                 /* print no table (budget prints its own) */
 };
 
 /* --precision without --max-time: the run may take this long. */

@@ -26,7 +26,7 @@ static void run_output(const struct run_args *a, const struct results *r, int *r
 {
 	/* --json -: stdout holds the document alone; the table goes to stderr */
 	bool json_out = a->json_path && !strcmp(a->json_path, "-");
-	FILE *table = json_out ? (a->quiet ? NULL : stderr) : stdout;
+	FILE *table = a->no_table ? NULL : json_out ? (a->quiet ? NULL : stderr) : stdout;
 
 	if (table)
 		output_table(r, table, cmd_want_colour(a->colour, fileno(table)));

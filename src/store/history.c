@@ -132,3 +132,44 @@ out:
 	sqlite3_finalize(tracers);
 	return ret;
 }
+
+static const char cost_sql[] =
+	"SELECT r.id, " ENV("started") ", c.reps, c.events, c.overhead_ns, c.overhead_lo, "
+	"c.overhead_hi, c.consumer_ns FROM cells c JOIN runs r ON r.id = c.run_id "
+	"WHERE c.tracer = ?1 AND c.workload = ?2 AND c.threads = 1 AND c.status = 'ok' "
+	"AND c.disturbed = 0 AND c.overhead_lo IS NOT NULL AND " ENV("hostname") " = ?3 AND "
+	ENV("kernel") " = ?4 AND " ENV("tracetax_version") " = ?5 AND " ENV("started") " >= ?6 "
+	"ORDER BY r.id DESC LIMIT 1";
+
+int store_find_cost(struct store *s, const struct store_cost_query *q, struct store_cost *out,
+		    char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 1;
+
+	if (sqlite3_prepare_v2(s->db, cost_sql, -1, &st, NULL))
+		return store_fail(s, "cannot read results store", err, errlen);
+	store_bind_text(st, 1, q->tracer);
+	store_bind_text(st, 2, q->workload);
+	store_bind_text(st, 3, q->hostname);
+	store_bind_text(st, 4, q->kernel);
+	store_bind_text(st, 5, q->version);
+	store_bind_text(st, 6, q->since);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		memset(out, 0, sizeof(*out));
+		out->run_id = sqlite3_column_int64(st, 0);
+		col_text(st, 1, out->started, sizeof(out->started));
+		out->reps = sqlite3_column_int(st, 2);
+		out->events = sqlite3_column_int64(st, 3);
+		out->ns = col_num(st, 4);
+		out->lo = col_num(st, 5);
+		out->hi = col_num(st, 6);
+		out->consumer_ns = col_num(st, 7);
+		ret = 0;
+	} else if (rc != SQLITE_DONE) {
+		ret = store_fail(s, "cannot read results store", err, errlen);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -84,3 +84,26 @@ int store_history(struct store *s, const struct store_filter *f,
 		  void *arg, char *err, size_t errlen);
 
 #endif
+
+/* `tracetax budget`: a tracer's cost per event measured here before. */
+struct store_cost_query {
+	const char *tracer, *workload;
+	const char *hostname, *kernel, *version;  /* must all match */
+	const char *since;        /* ISO 8601 UTC: runs started at or after it */
+};
+
+struct store_cost {
+	int64_t run_id;
+	char started[32];
+	int reps;
+	int64_t events;
+	double ns, lo, hi;        /* overhead per event and its 95% CI */
+	double consumer_ns;       /* NaN: none */
+};
+
+/*
+ * The newest ok, undisturbed, single-threaded cell of q->tracer on
+ * q->workload from a run that matches. 0 (found), 1 (none), -1 with @err.
+ */
+int store_find_cost(struct store *s, const struct store_cost_query *q, struct store_cost *out,
+		    char *err, size_t errlen);
