@@ -66,7 +66,7 @@ static int cmd_words(const struct load_spec *spec, char **load, size_t room)
 static void child_exec(const struct load_spec *spec, struct tracer *t, char *const *wrap,
 		       int start_r, int result_w)
 {
-	char n[32], w[32], th[32], sfd[16], rfd[16], hz[32], ms[16];
+	char n[32], w[32], th[32], sfd[16], rfd[16], hz[32], ms[16], off[16];
 	/* the load's words, its options, then NULL (the initialiser zeroes the rest) */
 	char *load[64] = { (char *)spec->load_path, "-w", (char *)spec->workload, "-n", n, "-W", w,
 			   "-t", th, "--start-fd", sfd, "--result-fd", rfd };
@@ -88,6 +88,11 @@ static void child_exec(const struct load_spec *spec, struct tracer *t, char *con
 	if (spec->msg_size) {
 		load[ac++] = "--msg-size";
 		load[ac++] = ms;
+	}
+	if (spec->cpu_offset) {
+		snprintf(off, sizeof(off), "%d", spec->cpu_offset);
+		load[ac++] = "--cpu-offset";
+		load[ac++] = off;
 	}
 	if (spec->latency) {
 		load[ac++] = "--latency";
