@@ -45,7 +45,8 @@ static const char usage_budget[] =
 	"      --max-age HOURS     a stored cost this old or newer counts; default 168\n"
 	"  -w, --workload LIST     cmd:'COMMAND' workloads: predict each one's slowdown\n"
 	"                          under each tracer, then measure it (implies --measure)\n"
-	"  -r, --reps N            reps of a measurement; default 5\n"
+	"  -r, --reps N            reps of a measurement, in pairs that rotate over\n"
+	"                          the CPUs (cost per CPU); default 8\n"
 	"      --run-ms N          its runs' length; default 100\n"
 	"      --json FILE         write the budget document; '-': to stdout\n"
 	"      --store PATH        the results store to read costs from and record in\n"
@@ -93,7 +94,7 @@ static void parse(int argc, char **argv, struct budget_args *a)
 	memset(a, 0, sizeof(*a));
 	a->seconds = 5;
 	a->max_age_h = 168;
-	a->reps = 5;
+	a->reps = 8;
 	a->run_ms = 100;
 	optind = 1;
 	opterr = 0;
@@ -156,6 +157,9 @@ static void run_args_for(const struct budget_args *a, const char *workloads, str
 	argv[n++] = reps;
 	argv[n++] = "--run-ms";
 	argv[n++] = ms;
+	/* the cost on each CPU, for budget to weight by where the events happen */
+	argv[n++] = "--placement";
+	argv[n++] = "rotate";
 	if (a->target) {
 		argv[n++] = "--target";
 		argv[n++] = a->target;
@@ -226,6 +230,20 @@ static void measured_hook(struct results *r, void *arg)
 		t->cost.lo = c->overhead.ci95[0];
 		t->cost.hi = c->overhead.ci95[1];
 		t->cost.consumer_ns = c->consumer_ns_per_event;
+		for (int k = 0; k < BUDGET_MAX_CPUS; k++)
+			t->cost.cpu_ns[k] = t->cost.cpu_lo[k] = t->cost.cpu_hi[k] = NAN;
+		t->cost.ncpu = 0;
+		for (int k = 0; k < c->nper_cpu; k++) {
+			int cpu = c->per_cpu[k].cpu;
+
+			if (cpu < 0 || cpu >= BUDGET_MAX_CPUS)
+				continue;
+			t->cost.cpu_ns[cpu] = c->per_cpu[k].mean;
+			t->cost.cpu_lo[cpu] = c->per_cpu[k].ci95[0];
+			t->cost.cpu_hi[cpu] = c->per_cpu[k].ci95[1];
+			if (cpu + 1 > t->cost.ncpu)
+				t->cost.ncpu = cpu + 1;
+		}
 	}
 	for (int i = 0; i < r->ncells; i++) {
 		const struct cell *c = &r->cells[i];

@@ -77,7 +77,19 @@ static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t
 				 json_null(), "tool", c->tool);
 	else
 		cost = json_pack("{s:n, s:s}", "source", "reason", c->reason);
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "tracer", t->name, "cost", cost,
+	if (c->source[0]) {
+		json_t *pc = json_array();
+
+		for (int k = 0; k < c->ncpu; k++)
+			if (isfinite(c->cpu_ns[k]))
+				json_array_append_new(pc, json_pack("{s:i, s:o, s:o}", "cpu", k,
+								    "ns_per_event", num(c->cpu_ns[k]),
+								    "ci95", ci(c->cpu_lo[k], c->cpu_hi[k])));
+		json_object_set_new(cost, "per_cpu", pc);
+	}
+	return json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "tracer", t->name, "cost", cost,
+			 "ns_per_event_weighted", num(t->ns_weighted),
+			 "per_cpu_weighted", t->per_cpu_weighted,
 			 "share_pct", num(t->share), "share_ci95", ci(t->share_lo, t->share_hi),
 			 "per_cpu", cpus, "per_process", procs,
 			 "consumer_share_pct", num(t->consumer_share));

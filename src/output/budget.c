@@ -123,7 +123,8 @@ static void print_costs(const struct budget *b, FILE *f)
 			snprintf(from, sizeof(from), "%s now, %s, %d reps", c->source, c->workload, c->reps);
 		fprintf(f, "%-18s %10s %26s %30s %s\n", t->name, rate, ns, share, from);
 	}
-	fprintf(f, "\nper CPU (%% of that CPU) and per process (%% of the box):\n");
+	fprintf(f, "\nper CPU (%% of that CPU, at that CPU's cost when measured there) and per"
+		" process (%% of the box):\n");
 	for (int i = 0; i < b->ntracers; i++) {
 		const struct budget_tracer *t = &b->tracers[i];
 
@@ -138,6 +139,13 @@ static void print_costs(const struct budget *b, FILE *f)
 		for (int k = 0; k < r->ntop && k < 3; k++) {
 			pct_str(s, sizeof(s), t->proc_share[k]);
 			fprintf(f, " %s %s", r->top[k].comm, s);
+		}
+		if (t->per_cpu_weighted) {
+			fprintf(f, " | ns/event per CPU:");
+			for (int k = 0; k < t->cost.ncpu; k++)
+				if (isfinite(t->cost.cpu_ns[k]))
+					fprintf(f, " cpu%d %.0f [%.0f, %.0f]", k, t->cost.cpu_ns[k],
+						t->cost.cpu_lo[k], t->cost.cpu_hi[k]);
 		}
 		if (isfinite(t->consumer_share)) {
 			pct_str(s, sizeof(s), t->consumer_share);

@@ -13,6 +13,16 @@ static double pct(const struct budget_rates *r, double events, double ns)
 	return 100.0 * events * ns * 1e-9 / (r->seconds * r->cpus);
 }
 
+/* CPU @k's cost per event: its own when measured there, else the cell's. */
+static void cpu_cost(const struct budget_cost *c, int k, double *ns, double *lo, double *hi)
+{
+	bool own = k < c->ncpu && isfinite(c->cpu_ns[k]) && isfinite(c->cpu_lo[k]);
+
+	*ns = own ? c->cpu_ns[k] : c->ns;
+	*lo = own ? c->cpu_lo[k] : c->lo;
+	*hi = own ? c->cpu_hi[k] : c->hi;
+}
+
 void budget_finish(struct budget *b)
 {
 	const struct budget_rates *r = &b->rates;
@@ -21,15 +31,33 @@ void budget_finish(struct budget *b)
 		struct budget_tracer *t = &b->tracers[i];
 		const struct budget_cost *c = &t->cost;
 		bool have = c->source[0] != '\0';
+		double ns = 0, lo = 0, hi = 0, weighted = 0;
 
-		t->share = have ? pct(r, (double)r->events, c->ns) : NAN;
-		t->share_lo = have ? pct(r, (double)r->events, c->lo) : NAN;
-		t->share_hi = have ? pct(r, (double)r->events, c->hi) : NAN;
-		for (int k = 0; k < r->ncpu; k++)
+		/*
+		 * Each CPU's events at that CPU's cost; the interval adds the ends
+		 * (conservative: the CPUs' errors are not assumed to cancel).
+		 */
+		for (int k = 0; have && k < r->ncpu; k++) {
+			double n, l, h;
+
+			cpu_cost(c, k, &n, &l, &h);
+			ns += (double)r->per_cpu[k] * n;
+			lo += (double)r->per_cpu[k] * l;
+			hi += (double)r->per_cpu[k] * h;
 			/* % of that one CPU: its events over its own time */
-			t->cpu_share[k] = have ? pct(r, (double)r->per_cpu[k], c->ns) * r->cpus : NAN;
+			t->cpu_share[k] = pct(r, (double)r->per_cpu[k], n) * r->cpus;
+			weighted += k < c->ncpu && isfinite(c->cpu_ns[k]) ? (double)r->per_cpu[k] : 0;
+		}
+		for (int k = 0; !have && k < r->ncpu; k++)
+			t->cpu_share[k] = NAN;
+		t->share = have ? pct(r, 1, ns) : NAN;
+		t->share_lo = have ? pct(r, 1, lo) : NAN;
+		t->share_hi = have ? pct(r, 1, hi) : NAN;
+		t->per_cpu_weighted = have && weighted > 0;
+		/* the mean cost per event the shares imply */
+		t->ns_weighted = have && r->events ? ns / (double)r->events : NAN;
 		for (int k = 0; k < r->ntop; k++)
-			t->proc_share[k] = have ? pct(r, (double)r->top[k].events, c->ns) : NAN;
+			t->proc_share[k] = have ? pct(r, (double)r->top[k].events, t->ns_weighted) : NAN;
 		t->consumer_share = have && c->consumer_ns > 0 ?
 			pct(r, (double)r->events, c->consumer_ns) : NAN;
 	}

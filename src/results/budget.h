@@ -64,6 +64,9 @@ struct budget_cost {
 	double ns, lo, hi;        /* ns per event and its 95% CI */
 	double consumer_ns;       /* our reader's or supervisor's CPU per event; 0: none */
 	bool tool;                /* an external tool: its own process's CPU is not measured */
+	/* per CPU, when measured with --placement rotate: NaN where not measured */
+	int ncpu;
+	double cpu_ns[BUDGET_MAX_CPUS], cpu_lo[BUDGET_MAX_CPUS], cpu_hi[BUDGET_MAX_CPUS];
 };
 
 struct budget_tracer {
@@ -74,6 +77,8 @@ struct budget_tracer {
 	double cpu_share[BUDGET_MAX_CPUS];   /* % of each CPU */
 	double proc_share[BUDGET_TOP_PROCS]; /* % of the machine, paid by top[i] */
 	double consumer_share;               /* % of the machine; NaN: none or unknown */
+	bool per_cpu_weighted;               /* each CPU's events at its own cost */
+	double ns_weighted;                  /* the cost per event the share implies */
 };
 
 /* -w cmd: one tracer on one command, predicted against measured. */
