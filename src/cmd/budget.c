@@ -306,6 +306,31 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 	store_close(s);
 }
 
+/* The budget document into the store, beside the runs (report shows it). */
+static int record_budget(const struct budget_args *a, const struct budget *b)
+{
+	char path[4096], err[512], *doc;
+	struct store *s;
+	int64_t id;
+	int ret;
+
+	if (store_path(a->store, path, sizeof(path), err, sizeof(err)))
+		return error("cannot record the budget: %s", err);
+	s = store_open(path, true, err, sizeof(err));
+	if (!s)
+		return error("cannot record the budget: %s", err);
+	doc = output_budget_json_string(b);
+	ret = store_record_budget(s, doc, &id, err, sizeof(err));
+	if (ret)
+		error("%s", err);
+	else if (!a->quiet)
+		fprintf(stderr, "budget recorded as %lld in '%s' (tracetax report shows it)\n",
+			(long long)id, path);
+	free(doc);
+	store_close(s);
+	return ret;
+}
+
 int cmd_budget(int argc, char **argv)
 {
 	struct budget_args a;
@@ -375,9 +400,14 @@ int cmd_budget(int argc, char **argv)
 			goto out;
 	}
 	budget_finish(b);
+	for (int i = 0; i < b->ntracers; i++)
+		output_budget_verdict(b, &b->tracers[i], b->tracers[i].verdict,
+				      sizeof(b->tracers[i].verdict));
 	if (!a.json || strcmp(a.json, "-"))
 		output_budget(b, stdout);
 	if (a.json && output_budget_json(b, a.json))
+		ret = EXIT_FAILED;
+	if (!a.no_store && record_budget(&a, b))
 		ret = EXIT_FAILED;
 out:
 	free(b);

@@ -87,7 +87,8 @@ static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t
 								    "ci95", ci(c->cpu_lo[k], c->cpu_hi[k])));
 		json_object_set_new(cost, "per_cpu", pc);
 	}
-	return json_pack("{s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "tracer", t->name, "cost", cost,
+	return json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "tracer", t->name,
+			 "verdict", t->verdict, "cost", cost,
 			 "ns_per_event_weighted", num(t->ns_weighted),
 			 "per_cpu_weighted", t->per_cpu_weighted,
 			 "share_pct", num(t->share), "share_ci95", ci(t->share_lo, t->share_hi),
@@ -149,5 +150,97 @@ int output_budget_json(const struct budget *b, const char *path)
 	if (fprintf(f, "%s\n", s) < 0 || (f != stdout ? fclose(f) : fflush(f)))
 		ret = error("cannot write '%s': %s", path, strerror(errno));
 	free(s);
+	return ret;
+}
+
+/* A string field into @dst: 0, or -1 when it is missing or not a string. */
+static int get_str(json_t *o, const char *key, char *dst, size_t len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		return -1;
+	snprintf(dst, len, "%s", json_string_value(v));
+	return 0;
+}
+
+/* A number or null (NaN): 0, or -1 when it is something else. */
+static int get_num(json_t *o, const char *key, double *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_null(v)) {
+		*out = NAN;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return -1;
+	*out = json_number_value(v);
+	return 0;
+}
+
+int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *err,
+		    size_t errlen)
+{
+	json_error_t je;
+	json_t *d = json_loadb(text, len, 0, &je), *env, *rates, *tracers, *checks, *v;
+	size_t i;
+	int ret = -1;
+
+	memset(b, 0, sizeof(*b));
+	if (!d) {
+		snprintf(err, errlen, "not JSON: %s", je.text);
+		return -1;
+	}
+	env = json_object_get(d, "environment");
+	rates = json_object_get(d, "rates");
+	tracers = json_object_get(d, "tracers");
+	checks = json_object_get(d, "checks");
+	if (!json_is_string(json_object_get(d, "kind")) ||
+	    strcmp(json_string_value(json_object_get(d, "kind")), "budget")) {
+		snprintf(err, errlen, "not a budget document (kind)");
+		goto out;
+	}
+	if (!json_is_object(env) || !json_is_object(rates) || !json_is_array(tracers) ||
+	    !json_is_array(checks) || get_str(env, "started", b->started, sizeof(b->started)) ||
+	    get_str(env, "hostname", b->host, sizeof(b->host)) ||
+	    get_str(rates, "scope", b->scope, sizeof(b->scope)) ||
+	    get_num(rates, "seconds", &b->seconds) || get_num(rates, "per_s", &b->per_s)) {
+		snprintf(err, errlen, "a budget document without its environment or rates");
+		goto out;
+	}
+	json_array_foreach(tracers, i, v) {
+		if (b->ntracers == BUDGET_MAX_TRACERS)
+			break;
+		if (!json_is_object(v) ||
+		    get_str(v, "tracer", b->t[b->ntracers].tracer, sizeof(b->t[0].tracer)) ||
+		    get_str(v, "verdict", b->t[b->ntracers].verdict, sizeof(b->t[0].verdict))) {
+			snprintf(err, errlen, "/tracers/%zu: want tracer and verdict strings", i);
+			goto out;
+		}
+		b->ntracers++;
+	}
+	json_array_foreach(checks, i, v) {
+		json_t *p = json_object_get(v, "predicted"), *m = json_object_get(v, "measured");
+		json_t *ov = json_object_get(v, "cis_overlap");
+
+		if (b->nchecks == BUDGET_MAX_CHECKS)
+			break;
+		if (!json_is_object(v) || !json_is_object(p) || !json_is_object(m) ||
+		    !json_is_boolean(ov) ||
+		    get_str(v, "tracer", b->k[b->nchecks].tracer, sizeof(b->k[0].tracer)) ||
+		    get_str(v, "command", b->k[b->nchecks].command, sizeof(b->k[0].command)) ||
+		    get_str(v, "status", b->k[b->nchecks].status, sizeof(b->k[0].status)) ||
+		    get_num(p, "slowdown_pct", &b->k[b->nchecks].pred_pct) ||
+		    get_num(m, "slowdown_pct", &b->k[b->nchecks].meas_pct) ||
+		    get_num(v, "error_pct", &b->k[b->nchecks].error_pct)) {
+			snprintf(err, errlen, "/checks/%zu: not a check", i);
+			goto out;
+		}
+		b->k[b->nchecks++].overlap = json_is_true(ov);
+	}
+	ret = 0;
+out:
+	json_decref(d);
 	return ret;
 }

@@ -109,9 +109,10 @@ static int read_options(struct rd *x, json_t *d, struct run_options *o)
 	      (!rd_absent(x, v, "latency") && rd_bool(x, v, "latency", &o->latency)) ||
 	      (!rd_absent(x, v, "msg_size") &&
 	       rd_int(x, v, "msg_size", 1, INT_MAX, F_NULL, &msg_size)) ||
-	      (!rd_absent(x, v, "cpus") &&
+	      /* optional in version 3 too: documents before --cpus have neither */
+	      (json_object_get(v, "cpus") &&
 	       rd_str(x, v, "cpus", o->cpus, sizeof(o->cpus), F_NULL)) ||
-	      (!rd_absent(x, v, "placement") &&
+	      (json_object_get(v, "placement") &&
 	       rd_enum(x, v, "placement", placement_names, &place)) ? -1 : 0;
 	o->rotate = place == 1;
 	o->iterations = it;

@@ -151,7 +151,8 @@ static int read_per_cpu(struct rd *x, json_t *o, struct cell *c)
 	int ret = 0;
 
 	c->nper_cpu = 0;
-	if (rd_absent(x, o, "overhead_per_cpu"))
+	/* optional in version 3 too: only a run whose reps moved has it */
+	if (!json_object_get(o, "overhead_per_cpu"))
 		return 0;
 	if (rd_array(x, o, "overhead_per_cpu", CELL_MAX_CPUS, &a) ||
 	    rd_bool(x, o, "cpus_differ", &c->cpus_differ))

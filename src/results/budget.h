@@ -78,6 +78,7 @@ struct budget_tracer {
 	double proc_share[BUDGET_TOP_PROCS]; /* % of the machine, paid by top[i] */
 	double consumer_share;               /* % of the machine; NaN: none or unknown */
 	bool per_cpu_weighted;               /* each CPU's events at its own cost */
+	char verdict[768];                   /* the line in words (output_budget_verdict) */
 	double ns_weighted;                  /* the cost per event the share implies */
 };
 

@@ -173,3 +173,55 @@ int store_find_cost(struct store *s, const struct store_cost_query *q, struct st
 	sqlite3_finalize(st);
 	return ret;
 }
+
+static const char budgets_table[] =
+	"CREATE TABLE IF NOT EXISTS budgets (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  recorded TEXT NOT NULL,   -- when it entered the store, ISO 8601 UTC\n"
+	"  document TEXT NOT NULL    -- the budget document, as budget --json writes it\n"
+	")";
+
+int store_record_budget(struct store *s, const char *doc, int64_t *id, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (sqlite3_exec(s->db, budgets_table, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO budgets (recorded, document) VALUES "
+			       "(strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?1)", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, "cannot record the budget", err, errlen);
+	sqlite3_bind_text(st, 1, doc, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = store_fail(s, "cannot record the budget", err, errlen);
+	else
+		*id = sqlite3_last_insert_rowid(s->db);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_budgets(struct store *s, int limit,
+		  int (*fn)(int64_t id, const char *doc, size_t len, void *arg), void *arg,
+		  char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+			       "AND name = 'budgets'", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, "cannot read results store", err, errlen);
+	rc = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (rc <= 0)
+		return rc < 0 ? store_fail(s, "cannot read results store", err, errlen) : 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT * FROM (SELECT id, document FROM budgets ORDER BY id "
+			       "DESC LIMIT ?1) ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, "cannot read results store", err, errlen);
+	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		ret = fn(sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+			 (size_t)sqlite3_column_bytes(st, 1), arg);
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_fail(s, "cannot read results store", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -107,3 +107,15 @@ struct store_cost {
  */
 int store_find_cost(struct store *s, const struct store_cost_query *q, struct store_cost *out,
 		    char *err, size_t errlen);
+
+/*
+ * Budget documents (`tracetax budget`, docs/budget.md), in a table of
+ * their own made when the first is recorded: no runs' rows, no migration.
+ * Record: 0 and its id, or -1 with @err. Walk: the last @limit, oldest
+ * first, @fn on each (its non-zero return stops the walk); a store with
+ * none is 0.
+ */
+int store_record_budget(struct store *s, const char *doc, int64_t *id, char *err, size_t errlen);
+int store_budgets(struct store *s, int limit,
+		  int (*fn)(int64_t id, const char *doc, size_t len, void *arg), void *arg,
+		  char *err, size_t errlen);

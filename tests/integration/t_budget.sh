@@ -33,7 +33,8 @@ WANT="cmd:'COMMAND' workloads only" bad -t bpf:tp/count -w getpid
 progs_before=$(bpftool prog show 2>/dev/null | grep -c tt_budget)
 
 # the counter on one process: exactly its getuid calls, while it runs
-"$MIX" 2000000 & mix=$!
+# (long enough to outlast a wait for the lock: killed once counted)
+"$MIX" 2000000000 & mix=$!
 "$TT" budget -q -t bpf:tp/count --pid $mix --target getuid --for 1 --no-store \
 	--json "$TMP/pid.json" >"$TMP/pid.out" 2>&1
 rc=$?
@@ -55,7 +56,7 @@ N=200000
 for spec in "getpid|$GN $N|$N" "getuid|$MIX $((N / 2))|$((N / 2))"; do
 	target=${spec%%|*}; rest=${spec#*|}; cmd=${rest%|*}; want=${rest#*|}
 	"$TT" budget -q -t bpf:tp/count --target $target --for 1 -w "cmd:'$cmd'" --reps 4 \
-		--run-ms 50 --no-store --json "$TMP/b.json" >"$TMP/b.out" 2>&1
+		--run-ms 50 --store "$TMP/store.db" --json "$TMP/b.json" >"$TMP/b.out" 2>&1
 	rc=$?
 	[ $rc = 0 ] || fail "budget -w cmd:'$cmd': exit $rc: $(cat "$TMP/b.out")"
 	python3 tests/validate_json.py "$TMP/b.json" docs/schema.json ||
@@ -76,6 +77,12 @@ assert p > 0 and math.isfinite(k["error_pct"]), k
 assert m > 0 and 0.25 < p / m < 4, "predicted %.0f ns, measured %.0f ns per event" % (p, m)
 PY
 done
+
+# stored: the report has a budget section with both budgets' verdicts
+"$TT" report --store "$TMP/store.db" -o "$TMP/r.html" >"$TMP/r.out" 2>&1 ||
+	fail "report: $(cat "$TMP/r.out")"
+grep -q "<h2>Budgets" "$TMP/r.html" || fail "the report has no budget section"
+[ "$(grep -c '<li>bpf:tp/count would cost' "$TMP/r.html")" = 2 ] || fail "want 2 budgets' verdicts in the report"
 
 progs_after=$(bpftool prog show 2>/dev/null | grep -c tt_budget)
 [ "$progs_after" = "$progs_before" ] || fail "a rate counter is left loaded"
