@@ -48,11 +48,19 @@ void output_budget_verdict(const struct budget *b, const struct budget_tracer *t
 	n = (size_t)snprintf(buf, len, "%s would cost %s %s of its CPU [%s, %s] at the current %s events/s",
 			     t->name, r->scope[0] && strcmp(r->scope, "the whole box") ?
 			     r->scope : "this box", s, lo, hi, rate);
-	if (n < len && r->ntop && r->events > 0)
-		n += (size_t)snprintf(buf + n, len - n, ", %s paid by %s (pid %d, %.0f%% of the events)",
-				      2 * r->top[0].events > r->events ? "mostly" : "most of it",
+	if (n < len && r->ntop && r->events > 0 && 2 * r->top[0].events > r->events)
+		n += (size_t)snprintf(buf + n, len - n, ", mostly paid by %s (pid %d, %.0f%% of the events)",
 				      r->top[0].comm, r->top[0].pid,
 				      100.0 * (double)r->top[0].events / (double)r->events);
+	else if (n < len && r->ntop && r->events > 0)
+		n += (size_t)snprintf(buf + n, len - n, ", spread over %d processes, the most paid by %s "
+				      "(pid %d, %.0f%% of the events)", r->nprocs, r->top[0].comm,
+				      r->top[0].pid,
+				      100.0 * (double)r->top[0].events / (double)r->events);
+	/* a share past the machine is not paid in CPU: the traced programs slow down instead */
+	if (n < len && t->share > 100)
+		n += (size_t)snprintf(buf + n, len - n, "; more than the box has: its programs would "
+				      "run slower instead, at this rate");
 	if (n < len && isfinite(t->consumer_share)) {
 		char c[32];
 
