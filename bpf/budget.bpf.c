@@ -76,7 +76,10 @@ int tt_budget(struct bpf_raw_tracepoint_args *ctx)
 		p = bpf_map_lookup_elem(&proc_count, &tgid);
 	}
 	if (p) {
-		__sync_fetch_and_add(&p->n, 1);
+		/* a process forked by a shell is first seen under the shell's name:
+		 * its comm is read again every 256 events, so an exec'd one shows */
+		if ((__sync_fetch_and_add(&p->n, 1) & 255) == 255)
+			bpf_get_current_comm(p->comm, sizeof(p->comm));
 	} else {
 		v = bpf_map_lookup_elem(&unnamed, &zero);
 		if (v)

@@ -37,14 +37,21 @@ static json_t *rates_json(const struct budget_rates *r)
 						       "comm", r->top[k].comm, "events",
 						       (json_int_t)r->top[k].events, "per_s",
 						       (double)r->top[k].events / r->seconds));
+	json_t *comms = json_array();
+
+	for (int k = 0; k < r->ntop_comm; k++)
+		json_array_append_new(comms, json_pack("{s:s, s:i, s:I}", "comm", r->top_comm[k].comm,
+						       "processes", r->top_comm[k].pid, "events",
+						       (json_int_t)r->top_comm[k].events));
 	for (int k = 0; k < r->nnrs; k++)
 		json_array_append_new(nrs, json_pack("{s:s, s:I}", "syscall", r->nrs[k].name,
 						     "events", (json_int_t)r->nrs[k].events));
-	return json_pack("{s:f, s:i, s:s, s:o, s:I, s:f, s:o, s:o, s:i, s:I, s:o, s:{s:s, s:b, s:o, s:o, s:o}}",
+	return json_pack("{s:f, s:i, s:s, s:o, s:I, s:f, s:o, s:o, s:o, s:i, s:I, s:o, s:{s:s, s:b, s:o, s:o, s:o}}",
 			 "seconds", r->seconds, "cpus", r->cpus, "scope", r->scope,
 			 "target", r->target[0] ? json_string(r->target) : json_null(),
 			 "events", (json_int_t)r->events, "per_s", r->events / r->seconds,
-			 "per_cpu", cpus, "top_processes", procs, "processes", r->nprocs,
+			 "per_cpu", cpus, "top_processes", procs, "top_commands", comms,
+			 "processes", r->nprocs,
 			 "unnamed_events", (json_int_t)r->unnamed, "top_syscalls", nrs,
 			 "counter", "method", "bpf raw_tp raw_syscalls:sys_enter",
 			 "measured", r->self_measured,

@@ -90,6 +90,30 @@ static int cmp_nr(const void *a, const void *b)
 	return x->events < y->events ? 1 : x->events > y->events ? -1 : (int)(x->nr - y->nr);
 }
 
+/* The processes summed by comm: a build's or a loop's many short ones as one. */
+static void by_comm(const struct budget_proc *procs, int n, struct budget_rates *r)
+{
+	struct budget_proc *c = calloc((size_t)(n ? n : 1), sizeof(*c));
+	int nc = 0;
+
+	if (!c)
+		die("out of memory");
+	for (int i = 0; i < n; i++) {
+		int k;
+
+		for (k = 0; k < nc && strcmp(c[k].comm, procs[i].comm); k++)
+			;
+		if (k == nc)
+			memcpy(c[nc++].comm, procs[i].comm, sizeof(c[0].comm));
+		c[k].pid++;
+		c[k].events += procs[i].events;
+	}
+	qsort(c, (size_t)nc, sizeof(*c), cmp_proc);
+	for (int i = 0; i < nc && i < BUDGET_TOP_PROCS; i++)
+		r->top_comm[r->ntop_comm++] = c[i];
+	free(c);
+}
+
 static void read_counts(struct budget_bpf *skel, struct budget_rates *r)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -141,6 +165,7 @@ static void read_counts(struct budget_bpf *skel, struct budget_rates *r)
 		prev = &key;
 	}
 	r->nprocs = nprocs;
+	by_comm(procs, nprocs, r);
 	qsort(procs, (size_t)nprocs, sizeof(*procs), cmp_proc);
 	for (int i = 0; i < nprocs && i < BUDGET_TOP_PROCS; i++)
 		r->top[r->ntop++] = procs[i];

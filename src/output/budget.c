@@ -48,15 +48,15 @@ void output_budget_verdict(const struct budget *b, const struct budget_tracer *t
 	n = (size_t)snprintf(buf, len, "%s would cost %s %s of its CPU [%s, %s] at the current %s events/s",
 			     t->name, r->scope[0] && strcmp(r->scope, "the whole box") ?
 			     r->scope : "this box", s, lo, hi, rate);
-	if (n < len && r->ntop && r->events > 0 && 2 * r->top[0].events > r->events)
-		n += (size_t)snprintf(buf + n, len - n, ", mostly paid by %s (pid %d, %.0f%% of the events)",
-				      r->top[0].comm, r->top[0].pid,
-				      100.0 * (double)r->top[0].events / (double)r->events);
-	else if (n < len && r->ntop && r->events > 0)
-		n += (size_t)snprintf(buf + n, len - n, ", spread over %d processes, the most paid by %s "
-				      "(pid %d, %.0f%% of the events)", r->nprocs, r->top[0].comm,
-				      r->top[0].pid,
-				      100.0 * (double)r->top[0].events / (double)r->events);
+	/* who pays: a command's processes together (a loop's, a build's) */
+	if (n < len && r->ntop_comm && r->events > 0) {
+		const struct budget_proc *c = &r->top_comm[0];
+
+		n += (size_t)snprintf(buf + n, len - n, ", %s by %s (%d process%s, %.0f%% of the events)",
+				      2 * c->events > r->events ? "mostly paid" :
+				      "spread, the most paid", c->comm, c->pid, c->pid == 1 ? "" : "es",
+				      100.0 * (double)c->events / (double)r->events);
+	}
 	/* a share past the machine is not paid in CPU: the traced programs slow down instead */
 	if (n < len && t->share > 100)
 		n += (size_t)snprintf(buf + n, len - n, "; more than the box has: its programs would "
@@ -96,6 +96,12 @@ static void print_rates(const struct budget_rates *r, FILE *f)
 	for (int k = 0; k < r->ntop; k++) {
 		rate_str(rate, sizeof(rate), (double)r->top[k].events / r->seconds);
 		fprintf(f, "%s %s[%d] %s/s", k ? "," : "", r->top[k].comm, r->top[k].pid, rate);
+	}
+	fprintf(f, "\n  top commands:");
+	for (int k = 0; k < r->ntop_comm; k++) {
+		rate_str(rate, sizeof(rate), (double)r->top_comm[k].events / r->seconds);
+		fprintf(f, "%s %s (%d) %s/s", k ? "," : "", r->top_comm[k].comm, r->top_comm[k].pid,
+			rate);
 	}
 	if (r->unnamed)
 		fprintf(f, ", %" PRId64 " events of processes past the table", r->unnamed);

@@ -41,6 +41,9 @@ struct budget_rates {
 	int64_t per_cpu[BUDGET_MAX_CPUS];
 	struct budget_proc top[BUDGET_TOP_PROCS];
 	int ntop;
+	/* the same by command name: pid is then the number of processes */
+	struct budget_proc top_comm[BUDGET_TOP_PROCS];
+	int ntop_comm;
 	int nprocs;               /* distinct processes seen */
 	int64_t unnamed;          /* events of processes the table had no room for */
 	struct budget_nr nrs[BUDGET_TOP_NRS];
