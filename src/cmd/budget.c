@@ -206,6 +206,25 @@ static struct budget_tracer *find_tracer(struct budget *b, const char *name)
 	return NULL;
 }
 
+/* A cell's overhead on each CPU (run --placement rotate) into @cost. */
+static void cost_per_cpu(struct budget_cost *cost, const struct cell *c)
+{
+	for (int k = 0; k < BUDGET_MAX_CPUS; k++)
+		cost->cpu_ns[k] = cost->cpu_lo[k] = cost->cpu_hi[k] = NAN;
+	cost->ncpu = 0;
+	for (int k = 0; k < c->nper_cpu; k++) {
+		int cpu = c->per_cpu[k].cpu;
+
+		if (cpu < 0 || cpu >= BUDGET_MAX_CPUS)
+			continue;
+		cost->cpu_ns[cpu] = c->per_cpu[k].mean;
+		cost->cpu_lo[cpu] = c->per_cpu[k].ci95[0];
+		cost->cpu_hi[cpu] = c->per_cpu[k].ci95[1];
+		if (cpu + 1 > cost->ncpu)
+			cost->ncpu = cpu + 1;
+	}
+}
+
 static void measured_hook(struct results *r, void *arg)
 {
 	struct hook_arg *h = arg;
@@ -230,20 +249,7 @@ static void measured_hook(struct results *r, void *arg)
 		t->cost.lo = c->overhead.ci95[0];
 		t->cost.hi = c->overhead.ci95[1];
 		t->cost.consumer_ns = c->consumer_ns_per_event;
-		for (int k = 0; k < BUDGET_MAX_CPUS; k++)
-			t->cost.cpu_ns[k] = t->cost.cpu_lo[k] = t->cost.cpu_hi[k] = NAN;
-		t->cost.ncpu = 0;
-		for (int k = 0; k < c->nper_cpu; k++) {
-			int cpu = c->per_cpu[k].cpu;
-
-			if (cpu < 0 || cpu >= BUDGET_MAX_CPUS)
-				continue;
-			t->cost.cpu_ns[cpu] = c->per_cpu[k].mean;
-			t->cost.cpu_lo[cpu] = c->per_cpu[k].ci95[0];
-			t->cost.cpu_hi[cpu] = c->per_cpu[k].ci95[1];
-			if (cpu + 1 > t->cost.ncpu)
-				t->cost.ncpu = cpu + 1;
-		}
+		cost_per_cpu(&t->cost, c);
 	}
 	for (int i = 0; i < r->ncells; i++) {
 		const struct cell *c = &r->cells[i];
@@ -257,6 +263,32 @@ static void measured_hook(struct results *r, void *arg)
 		snprintf(k->command, sizeof(k->command), "%s", c->workload);
 		budget_check_fill(k, &t->cost, c);
 	}
+}
+
+/* The stored run's cell, read back from its document, for its cost per CPU. */
+static void stored_per_cpu(struct store *s, struct budget_cost *cost, const char *tracer)
+{
+	struct doc d = { .run_id = cost->run_id };
+	char err[512], *text;
+	size_t len;
+
+	for (int k = 0; k < BUDGET_MAX_CPUS; k++)
+		cost->cpu_ns[k] = cost->cpu_lo[k] = cost->cpu_hi[k] = NAN;
+	if (store_document(s, cost->run_id, &text, &len, err, sizeof(err)))
+		return;
+	snprintf(d.name, sizeof(d.name), "run %lld", (long long)cost->run_id);
+	if (doc_parse(&d, text, len, err, sizeof(err))) {
+		doc_release(&d);
+		return;
+	}
+	for (int i = 0; i < d.r.ncells; i++) {
+		const struct cell *c = &d.r.cells[i];
+
+		if (!strcmp(c->tracer, tracer) && !strcmp(c->workload, cost->workload) &&
+		    c->threads == 1 && c->status == CELL_OK)
+			cost_per_cpu(cost, c);
+	}
+	doc_release(&d);
 }
 
 /* Each tracer's cost from the store: same host, kernel, version, recent enough. */
@@ -302,6 +334,7 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 		bt->cost.lo = sc.lo;
 		bt->cost.hi = sc.hi;
 		bt->cost.consumer_ns = isfinite(sc.consumer_ns) ? sc.consumer_ns : 0;
+		stored_per_cpu(s, &bt->cost, bt->name);
 	}
 	store_close(s);
 }
