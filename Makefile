@@ -74,7 +74,8 @@ BPF_SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(B)/bpf/%.skel.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 # Helpers of the integration tests: another tracer (tt-attach), the activity probe (tt-activity)
-TEST_TOOLS := $(B)/tests/tt-attach $(B)/tests/tt-activity $(B)/tests/tt-getpid-n
+TEST_TOOLS := $(B)/tests/tt-attach $(B)/tests/tt-activity $(B)/tests/tt-getpid-n \
+	$(B)/tests/tt-syscall-mix
 TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(B)/tests/tools/%.bpf.o,$(wildcard tests/tools/*.bpf.c))
 # LTTng-UST (the func-ust site, the lttng-ust tracer's probe): only where
 # liblttng-ust-dev is installed; without it the site is empty and lttng-ust skips.
@@ -133,7 +134,15 @@ $(B)/version.h: FORCE
 
 FORCE:
 
-$(B)/%.o: %.c | $(BPF_SKELS) $(B)/version.h
+# Every syscall's name by number, from the C library's headers: budget
+# names the syscalls it counts, not only those the load makes.
+$(B)/syscall_names.h:
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)echo '#include <sys/syscall.h>' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/{ \2, "\1" },/p' > $@.new && mv -f $@.new $@
+
+$(B)/%.o: %.c | $(BPF_SKELS) $(B)/version.h $(B)/syscall_names.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
@@ -194,6 +203,12 @@ $(B)/tests/tools/%.skel.h: $(B)/tests/tools/%.bpf.o
 
 # A command of known events for the cmd: workload: plain, as a user's program is.
 $(B)/tests/tt-getpid-n: tests/tools/getpid_n.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -o $@ $<
+
+# Another of known events, of three kinds of syscall (budget's tests).
+$(B)/tests/tt-syscall-mix: tests/tools/syscall_mix.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -o $@ $<

@@ -30,6 +30,8 @@ static const char usage_main[] =
 	"  report     one self-contained HTML page of runs: charts, comparison, data\n"
 	"  experiment the five threads' experiments: list, show NAME, run NAME (the\n"
 	"             original claims beside today's figures)\n"
+	"  budget     what tracing would cost this box now: live event rates times\n"
+	"             measured cost per event; -w cmd:'...' checks it on a program\n"
 	"\n"
 	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
 	"failed, 2 usage error, 3 another tracer disturbed a cell, 128+N interrupted\n"
@@ -40,6 +42,7 @@ static const struct { const char *name; int (*fn)(int argc, char **argv); } cmds
 	{ "history", cmd_history }, { "show", cmd_show }, { "compare", cmd_compare },
 	{ "export", cmd_export }, { "import", cmd_import }, { "report", cmd_report },
 	{ "clocks", cmd_clocks }, { "pair", cmd_pair }, { "experiment", cmd_experiment },
+	{ "budget", cmd_budget },
 };
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cpus.h"
 #include "base/lock.h"
 #include "cli/cli.h"
 #include "cli/values.h"
@@ -252,6 +253,8 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "ready", required_argument, NULL, 'R' },
 		{ "hits", required_argument, NULL, 'H' },
 		{ "cmd-timeout", required_argument, NULL, 'C' },
+		{ "cpus", required_argument, NULL, 'U' },
+		{ "placement", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -384,6 +387,19 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		case 'C':
 			if (parse_num("--cmd-timeout", optarg, 1, 86400, &v, err, errlen)) return -1;
 			a->m.cmd_timeout_s = (int)v;
+			break;
+		case 'U': {
+			cpu_set_t set;
+
+			if (cpus_parse_list(optarg, "--cpus", &set, err, errlen))
+				return -1;
+			a->m.cpus = optarg;
+			break;
+		}
+		case 'Z':
+			if (strcmp(optarg, "first") && strcmp(optarg, "rotate"))
+				FAIL("invalid --placement '%s' (first, rotate)", optarg);
+			a->m.rotate = !strcmp(optarg, "rotate");
 			break;
 		case 'h': a->help = true; return 0;
 		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);

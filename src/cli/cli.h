@@ -31,6 +31,7 @@ struct run_args {
 	const char *kernel_modules;    /* --kernel-modules: its modules' directory */
 	int argc;                      /* the command line parsed, for the VM's guest */
 	char **argv;
+	bool no_table;                 /* print no table (budget prints its own) */
 };
 
 /* --precision without --max-time: the run may take this long. */

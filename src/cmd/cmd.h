@@ -22,6 +22,7 @@ int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_budget(int argc, char **argv);
 
 /*
  * `tracetax run`'s recording: @r into the store at @store_opt (NULL: the

@@ -2,7 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <unistd.h>
+
 #include "cli/cli_results.h"
+#include "doc/budget.h"
+#include "store/store.h"
 #include "cmd/cmd.h"
 #include "output/export.h"
 #include "report/report.h"
@@ -19,6 +23,47 @@ static const char usage_report[] =
 	"each later one is compared with the first, as 'tracetax compare' does.\n"
 	"RUN: an id, last, last~N, or a results document; default last.\n";
 
+#define REPORT_BUDGETS 5
+
+struct budget_walk {
+	struct budget_brief *b;
+	int n;
+};
+
+static int add_budget(int64_t id, const char *doc, size_t len, void *arg)
+{
+	struct budget_walk *w = arg;
+	char err[256];
+
+	if (doc_read_budget(doc, len, &w->b[w->n], err, sizeof(err))) {
+		warning("budget %lld in the store: %s: left out", (long long)id, err);
+		return 0;
+	}
+	w->b[w->n++].id = id;
+	return 0;
+}
+
+/* The store's last budgets, for their section; none when there is no store. */
+static struct budget_brief *load_budgets(const char *store_opt, int *n)
+{
+	struct budget_walk w = { calloc(REPORT_BUDGETS, sizeof(struct budget_brief)), 0 };
+	char path[4096], err[512];
+	struct store *s;
+
+	if (!w.b)
+		die("out of memory");
+	if (store_path(store_opt, path, sizeof(path), err, sizeof(err)) ||
+	    access(path, F_OK) || !(s = store_open(path, false, err, sizeof(err)))) {
+		*n = 0;
+		return w.b;
+	}
+	if (store_budgets(s, REPORT_BUDGETS, add_budget, &w, err, sizeof(err)))
+		warning("%s: no budgets in the report", err);
+	store_close(s);
+	*n = w.n;
+	return w.b;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct results_args a;
@@ -26,7 +71,8 @@ int cmd_report(int argc, char **argv)
 	char err[256], *page = NULL;
 	size_t len = 0;
 	FILE *f;
-	int n, ret;
+	int n, ret, nb = 0;
+	struct budget_brief *budgets;
 
 	if (cli_parse_results(argc, argv, &a, err, sizeof(err)))
 		die_usage("%s (see 'tracetax report --help')", err);
@@ -38,15 +84,17 @@ int cmd_report(int argc, char **argv)
 		a.runs[a.nruns++] = "last";
 	for (n = 0; n < a.nruns; n++)
 		cmd_load_run(a.runs[n], a.store, &docs[n]);
+	budgets = load_budgets(a.store, &nb);
 	/* whole, then written at once: a reader never sees half a page */
 	f = open_memstream(&page, &len);
 	if (!f)
 		die("out of memory");
-	ret = report_html(f, docs, n);
+	ret = report_html_budgets(f, docs, n, budgets, nb);
 	if (fclose(f) || ret)
 		die("cannot build the report");
 	ret = output_file(a.out, page, NULL, NULL);
 	free(page);
+	free(budgets);
 	for (int i = 0; i < n; i++)
 		doc_release(&docs[i]);
 	return ret ? EXIT_FAILED : 0;

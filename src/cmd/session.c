@@ -10,6 +10,7 @@
 #include <tracefs.h>
 
 #include "base/atomic_file.h"
+#include "base/cpus.h"
 #include "base/lock.h"
 #include "base/signals.h"
 #include "base/tracefs_util.h"
@@ -37,7 +38,7 @@ static void run_output(const struct run_args *a, const char *prom_path, const st
 	bool export_out = (a->json_path && !strcmp(a->json_path, "-")) ||
 			  (a->csv_path && !strcmp(a->csv_path, "-")) ||
 			  (a->markdown_path && !strcmp(a->markdown_path, "-"));
-	FILE *table = export_out ? (a->quiet ? NULL : stderr) : stdout;
+	FILE *table = a->no_table ? NULL : export_out ? (a->quiet ? NULL : stderr) : stdout;
 
 	if (table)
 		output_table(r, table, cmd_want_colour(a->colour, fileno(table)));
@@ -237,6 +238,7 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 {
 	struct results r;
 	struct plan p;
+	cpu_set_t cpus, old_cpus;
 	char err[256], prom_path[4096] = "";
 	int ret, removed = 0;
 
@@ -284,9 +286,17 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 	tracers_cleanup_stale(&removed, NULL);
 	if (removed)
 		warning("removed %d tool directory(ies) left by a killed tracetax", removed);
+	/* --cpus: every process a cell starts inherits the set (base/cpus.h) */
+	if (a->m.cpus && (cpus_parse_list(a->m.cpus, "--cpus", &cpus, err, sizeof(err)) ||
+			  cpus_restrict(&cpus, &old_cpus)))
+		die("cannot run on CPUs '%s'", a->m.cpus);
 	environment_collect(&r.env);
 	clocks_for_run(&r.timing);
 	ret = runner_run(&p, &a->m, cmd_find_load(), &r, a->quiet ? NULL : stderr);
+	if (a->m.cpus)
+		cpus_restrict(&old_cpus, NULL);
+	snprintf(r.opts.cpus, sizeof(r.opts.cpus), "%s", a->m.cpus ? a->m.cpus : "");
+	r.opts.rotate = a->m.rotate;
 	if (ret >= 128)
 		error("interrupted by signal %d: tracing torn down, no results written", ret - 128);
 	else {

@@ -98,7 +98,8 @@ static int read_options(struct rd *x, json_t *d, struct run_options *o)
 	size_t at = rd_push(x, "options");
 	json_t *v = json_object_get(d, "options");
 	int64_t it = 0, max_time = -1, msg_size = -1;
-	int cpu = 0, ret;
+	static const char *const placement_names[] = { "first", "rotate", NULL };
+	int cpu = 0, place = 0, ret;
 
 	if (!v || !json_is_object(v)) {
 		ret = v ? rd_fail(x, "want an object, not %s", rd_type(v)) : rd_fail(x, "missing");
@@ -116,7 +117,13 @@ static int read_options(struct rd *x, json_t *d, struct run_options *o)
 	      rd_int(x, v, "max_time_s", 1, INT_MAX, F_NULL, &max_time) ||
 	      (!rd_absent(x, v, "latency") && rd_bool(x, v, "latency", &o->latency)) ||
 	      (!rd_absent(x, v, "msg_size") &&
-	       rd_int(x, v, "msg_size", 1, INT_MAX, F_NULL, &msg_size)) ? -1 : 0;
+	       rd_int(x, v, "msg_size", 1, INT_MAX, F_NULL, &msg_size)) ||
+	      /* optional in version 3 too: documents before --cpus have neither */
+	      (json_object_get(v, "cpus") &&
+	       rd_str(x, v, "cpus", o->cpus, sizeof(o->cpus), F_NULL)) ||
+	      (json_object_get(v, "placement") &&
+	       rd_enum(x, v, "placement", placement_names, &place)) ? -1 : 0;
+	o->rotate = place == 1;
 	o->iterations = it;
 	o->msg_size = msg_size < 0 ? 0 : (int)msg_size;
 	o->precision = isnan(o->precision) ? 0 : o->precision;

@@ -143,6 +143,38 @@ static int read_throughput(struct rd *x, json_t *o, struct cell *c)
 	return ret;
 }
 
+/* --placement rotate: the overhead per CPU (optional; an ok cell's). */
+static int read_per_cpu(struct rd *x, json_t *o, struct cell *c)
+{
+	json_t *a;
+	size_t at;
+	int ret = 0;
+
+	c->nper_cpu = 0;
+	/* optional in version 3 too: only a run whose reps moved has it */
+	if (!json_object_get(o, "overhead_per_cpu"))
+		return 0;
+	if (rd_array(x, o, "overhead_per_cpu", CELL_MAX_CPUS, &a) ||
+	    rd_bool(x, o, "cpus_differ", &c->cpus_differ))
+		return -1;
+	at = rd_push(x, "overhead_per_cpu");
+	for (size_t i = 0; !ret && i < json_array_size(a); i++) {
+		struct cpu_overhead *p = &c->per_cpu[i];
+		json_t *e = json_array_get(a, i);
+		size_t at2 = rd_push_index(x, i);
+
+		ret = !json_is_object(e) ? rd_fail(x, "want an object, not %s", rd_type(e)) :
+		      rd_intv(x, e, "cpu", 0, 1 << 20, &p->cpu) ||
+		      rd_intv(x, e, "reps", 1, c->nreps, &p->n) ||
+		      rd_num(x, e, "mean", -INFINITY, F_NULL, &p->mean) ||
+		      rd_pair(x, e, "ci95", F_NULL, p->ci95) ? -1 : 0;
+		rd_pop(x, at2);
+		c->nper_cpu = (int)i + 1;
+	}
+	rd_pop(x, at);
+	return ret;
+}
+
 /* Version 3's figures of a cell: null in a cell that is not ok, as the others. */
 static int read_v3(struct rd *x, json_t *o, struct cell *c, bool ok)
 {
@@ -168,6 +200,7 @@ static int read_v3(struct rd *x, json_t *o, struct cell *c, bool ok)
 	       V3("verified_syscall", rd_str(x, o, "verified_syscall", c->verified_syscall,
 					     sizeof(c->verified_syscall), F_NULL)) ||
 	       read_throughput(x, o, c) || read_program(x, o, &c->prog) ||
+	       (ok && read_per_cpu(x, o, c)) ||
 	       doc_read_cell_dist(x, o, c) ? -1 : 0;
 }
 

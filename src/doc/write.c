@@ -83,7 +83,7 @@ static json_t *env_json(const struct environment *e)
 
 static json_t *options_json(const struct run_options *o)
 {
-	return json_pack("{s:i, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
+	return json_pack("{s:i, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:s}",
 			 "reps", o->reps, "rounds", o->rounds > 0 ? o->rounds : 1, "run_ms", o->run_ms,
 			 "iterations", (json_int_t)o->iterations,
 			 "seed", seed_json(o->seed), "target", str_or_null(o->target),
@@ -91,7 +91,8 @@ static json_t *options_json(const struct run_options *o)
 			 "precision_pct", o->precision > 0 ? json_real(o->precision) : json_null(),
 			 "max_time_s", o->max_time_s ? json_integer(o->max_time_s) : json_null(),
 			 "latency", o->latency,
-			 "msg_size", o->msg_size > 0 ? json_integer(o->msg_size) : json_null());
+			 "msg_size", o->msg_size > 0 ? json_integer(o->msg_size) : json_null(),
+			 "cpus", str_or_null(o->cpus), "placement", o->rotate ? "rotate" : "first");
 }
 
 static json_t *pair(double a, double b)
@@ -161,6 +162,18 @@ static void cell_stats(json_t *o, const struct cell *c)
 	json_object_set_new(o, "steal_pct", ok ? json_num(c->steal_pct) : json_null());
 	json_object_set_new(o, "cpu_mhz", ok ? pair(c->mhz_min, c->mhz_max) : json_null());
 	json_object_set_new(o, "hits_per_event", ok ? json_num(c->hits_per_event) : json_null());
+	if (ok && c->nper_cpu) {
+		json_t *a = json_array();
+
+		for (int k = 0; k < c->nper_cpu; k++)
+			json_array_append_new(a, json_pack("{s:i, s:i, s:o, s:o}", "cpu",
+							   c->per_cpu[k].cpu, "reps", c->per_cpu[k].n,
+							   "mean", json_num(c->per_cpu[k].mean), "ci95",
+							   pair(c->per_cpu[k].ci95[0],
+								c->per_cpu[k].ci95[1])));
+		json_object_set_new(o, "overhead_per_cpu", a);
+		json_object_set_new(o, "cpus_differ", json_boolean(c->cpus_differ));
+	}
 	json_object_set_new(o, "overhead_ns_per_hit", ok ? json_num(c->ns_per_hit) : json_null());
 	json_object_set_new(o, "throughput", !ok || c->bytes_per_event <= 0 ? json_null() :
 		json_pack("{s:I, s:o, s:o, s:o, s:o}", "bytes_per_event", (json_int_t)c->bytes_per_event,

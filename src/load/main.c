@@ -258,9 +258,10 @@ int main(int argc, char **argv)
 		{ "latency", no_argument, NULL, 'L' },
 		{ "tsc-hz", required_argument, NULL, 'H' },
 		{ "msg-size", required_argument, NULL, 'm' },
+		{ "cpu-offset", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int start_fd = -1, result_fd = 1, pin = 1, c, ncpus, cpus[1024];
+	int start_fd = -1, result_fd = 1, pin = 1, c, ncpus, cpus[1024], off = 0;
 	uint64_t tsc_hz = 0;
 	struct worker *w;
 
@@ -290,6 +291,7 @@ int main(int argc, char **argv)
 		case 'P': pin = 0; break;
 		case 'L': latency = 1; break;
 		case 'H': tsc_hz = parse_u64(optarg, "tsc-hz"); break;
+		case 'o': off = (int)(parse_u64(optarg, "cpu offset") % 1024); break;
 		case 'm':
 			tcp_msg_size = (uint32_t)parse_u64(optarg, "msg size");
 			if (tcp_msg_size < 1 || tcp_msg_size > TCP_MSG_MAX)
@@ -311,7 +313,8 @@ int main(int argc, char **argv)
 #endif
 	}
 	loops_init();
-	/* thread i runs on the i-th CPU we may use, round robin (cpus.h) */
+	/* thread i runs on the i-th CPU we may use, round robin (cpus.h), from
+	 * the --cpu-offset-th on (run --placement rotate) */
 	ncpus = cpus_allowed(cpus, 1024);
 	w = calloc((size_t)nthreads, sizeof(*w));
 	if (!w || pthread_barrier_init(&start_line, NULL, (unsigned)nthreads))
@@ -323,8 +326,8 @@ int main(int argc, char **argv)
 		wait_for_go(start_fd, result_fd);
 	/* Threads are made after go, so a tracer attached to one task sees them all born. */
 	for (int i = 0; i < nthreads; i++) {
-		w[i].cpu = pin && ncpus ? cpus[i % ncpus] : -1;
-		w[i].peer_cpu = pin && ncpus ? cpus[(i + 1) % ncpus] : -1;
+		w[i].cpu = pin && ncpus ? cpus[(i + off) % ncpus] : -1;
+		w[i].peer_cpu = pin && ncpus ? cpus[(i + off + 1) % ncpus] : -1;
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
 			exit(4);
 	}

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include <sched.h>
+
+#include "base/cpus.h"
 #include "measure/cell.h"
 #include "measure/cmdload.h"
 #include "base/hist.h"
@@ -329,6 +332,28 @@ static int rep_threads(struct cell_ctx *x, struct rep *r, const struct load_resu
 	return 0;
 }
 
+/*
+ * --placement rotate: pair of reps @i/2 (one of each order, plan.h: the
+ * order effect cancels on each CPU) from the (i/2)-th allowed CPU on, and a
+ * helper that goes on the workload's CPU (--tracer-cpu same) with it; the
+ * steal and frequency readings follow. A cmd: workload is not pinned.
+ */
+static void placement_rotate(struct cell_ctx *x, int i)
+{
+	int cpus[CPU_SETSIZE], n = cpus_allowed(cpus, CPU_SETSIZE);
+
+	if (n < 2)
+		return;
+	x->base.spec.cpu_offset = x->traced.spec.cpu_offset = i % n;
+	if (!strcmp(x->a->tracer_cpu, "same"))
+		x->t.tracer_cpu = cpus[i % n];
+	else if (!strcmp(x->a->tracer_cpu, "other"))
+		x->t.tracer_cpu = cpus[(i + 1) % n];
+	x->vm.ncpus = x->c->threads < n ? x->c->threads : n;
+	for (int k = 0; k < x->vm.ncpus; k++)
+		x->vm.cpus[k] = cpus[(k + i) % n];
+}
+
 /* One rep: both runs in the plan's order, with the machine read around them. */
 int cell_rep(struct cell_ctx *x, int i)
 {
@@ -341,6 +366,8 @@ int cell_rep(struct cell_ctx *x, int i)
 
 	r.traced_first = plan_traced_first(x->pc, i);
 	r.round = x->round;
+	if (x->a->rotate)
+		placement_rotate(x, i / 2);
 	vmstat_sample(&x->vm, &v0);
 	if (run_pair(x, r.traced_first, &base, &tr, &h, &v1) || rep_threads(x, &r, &base, &tr))
 		goto out;

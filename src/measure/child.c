@@ -99,6 +99,11 @@ static char **load_argv(const struct load_spec *spec, char *const *wrap, char nu
 		argv[ac++] = "--msg-size";
 		argv[ac++] = num[5];
 	}
+	if (spec->cpu_offset) {
+		snprintf(num[7], 32, "%d", spec->cpu_offset);
+		argv[ac++] = "--cpu-offset";
+		argv[ac++] = num[7];
+	}
 	if (spec->latency) {
 		argv[ac++] = "--latency";
 		if (spec->tsc_hz) {
@@ -120,7 +125,7 @@ static int tracer_prep(void *t)
 int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer *t)
 {
 	int sp[2] = { -1, -1 }, rp[2] = { -1, -1 }, out = -1;
-	char num[7][32], **argv;
+	char num[8][32], **argv;
 	struct spawn sw = { .fd = { SPAWN_INHERIT, SPAWN_INHERIT, SPAWN_INHERIT } };
 	char *const *wrap;
 

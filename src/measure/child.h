@@ -18,6 +18,7 @@ struct load_spec {
 	bool latency;             /* time every op into a histogram (run --latency) */
 	uint64_t tsc_hz;          /* the TSC rate the runner calibrated; 0: unknown */
 	int msg_size;             /* --msg-size of the tcp workloads; 0: the load's default */
+	int cpu_offset;           /* thread i on the (i + this)-th allowed CPU (--placement) */
 	char *const *cmd;         /* cmd: workload: the command's words; NULL: a loop */
 	const char *cmd_path;     /* its program, found in PATH (argv[0] stays as given) */
 	const char *cmd_out;      /* its stdout and stderr go to this file */

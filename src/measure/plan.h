@@ -48,6 +48,9 @@ struct measure_opts {
 	const char *tool_ready;        /* --ready, --hits: EREs on a cmd: tracer's output */
 	const char *tool_hits;
 	int cmd_timeout_s;             /* a run of a cmd: workload is killed after this */
+	const char *cpus;              /* --cpus LIST: the CPUs cells run on; NULL: ours */
+	bool rotate;                   /* --placement rotate: rep i's thread 0 on the
+	                                  i-th allowed CPU, round robin */
 };
 
 struct tracer;

@@ -317,6 +317,31 @@ static void print_footer(FILE *out, const struct style *st, bool reader, bool pr
 		"detach) to the tool's exit, mean" : "", st->reset);
 }
 
+/* --placement rotate: each cell's overhead on each CPU its reps ran on. */
+static void print_per_cpu(FILE *out, const struct results *r, const struct style *st)
+{
+	bool any = false;
+
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+
+		if (c->status != CELL_OK || !c->nper_cpu)
+			continue;
+		if (!any)
+			fprintf(out, "\n%soverhead per CPU (ns/event [95%% CI], reps)%s\n", st->bold,
+				st->reset);
+		any = true;
+		fprintf(out, "  %-16s %-10s", c->tracer, c->workload);
+		for (int k = 0; k < c->nper_cpu; k++) {
+			const struct cpu_overhead *o = &c->per_cpu[k];
+
+			fprintf(out, "  cpu%d %.0f [%.0f, %.0f] %d", o->cpu, o->mean, o->ci95[0],
+				o->ci95[1], o->n);
+		}
+		fprintf(out, "%s\n", c->cpus_differ ? "  CPUs differ beyond their CIs" : "");
+	}
+}
+
 void output_table(const struct results *r, FILE *out, bool colour)
 {
 	static const struct style plain = { "", "", "", "", "" };
@@ -351,6 +376,7 @@ void output_table(const struct results *r, FILE *out, bool colour)
 		fputc('\n', out);
 		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG], l.show[COL_TOOL],
 			     r->opts.rounds);
+		print_per_cpu(out, r, st);
 		output_dist_sections(r, out, st->reset[0]);
 		output_table_net(r, out, st->bold, st->reset);
 		output_table_cmd(r, out, st->bold, st->reset);

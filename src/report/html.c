@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/budget.h"
 #include "report/report.h"
 #include "base/util.h"
 
@@ -335,7 +336,66 @@ static void fleet_section(FILE *f, const struct doc *docs, int n)
 	fputs("</div>\n</section>\n", f);
 }
 
+/* The store's last budgets: each tracer's verdict, and the checks of -w cmd:. */
+static void budget_section(FILE *f, const struct budget_brief *b, int nb)
+{
+	char buf[64];
+
+	if (!nb)
+		return;
+	fputs("<section class=\"budget\">\n<h2>Budgets: what tracing would cost the box</h2>\n"
+	      "<p>Event rates counted on the box times each tracer's measured cost per event "
+	      "(<code>tracetax budget</code>, docs/budget.md).</p>\n", f);
+	for (int i = 0; i < nb; i++) {
+		fprintf(f, "<h3>budget %lld, ", (long long)b[i].id);
+		html_text(f, b[i].started);
+		fputs(" on ", f);
+		html_text(f, b[i].host);
+		snprintf(buf, sizeof(buf), ": %.0f events/s over %.1f s, ", b[i].per_s, b[i].seconds);
+		fputs(buf, f);
+		html_text(f, b[i].scope);
+		fputs("</h3>\n<ul>\n", f);
+		for (int t = 0; t < b[i].ntracers; t++) {
+			fputs("<li>", f);
+			html_text(f, b[i].t[t].verdict);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+		if (!b[i].nchecks)
+			continue;
+		fputs("<table>\n<tr><th>tracer</th><th>command</th><th>predicted slowdown</th>"
+		      "<th>measured</th><th>error per event</th></tr>\n", f);
+		for (int k = 0; k < b[i].nchecks; k++) {
+			fputs("<tr><td>", f);
+			html_text(f, b[i].k[k].tracer);
+			fputs("</td><td>", f);
+			html_text(f, b[i].k[k].command);
+			if (strcmp(b[i].k[k].status, "ok")) {
+				fputs("</td><td colspan=\"3\">", f);
+				html_text(f, b[i].k[k].status);
+				fputs("</td></tr>\n", f);
+				continue;
+			}
+			snprintf(buf, sizeof(buf), "</td><td>%+.1f%%</td><td>%+.1f%%</td>",
+				 b[i].k[k].pred_pct, b[i].k[k].meas_pct);
+			fputs(buf, f);
+			snprintf(buf, sizeof(buf), isfinite(b[i].k[k].error_pct) ? "<td>%+.0f%%%s</td>" :
+				 "<td>-</td>", b[i].k[k].error_pct,
+				 b[i].k[k].overlap ? "" : " (CIs apart)");
+			fputs(buf, f);
+			fputs("</tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+	fputs("</section>\n", f);
+}
+
 int report_html(FILE *f, struct doc *docs, int n)
+{
+	return report_html_budgets(f, docs, n, NULL, 0);
+}
+
+int report_html_budgets(FILE *f, struct doc *docs, int n, const struct budget_brief *b, int nb)
 {
 	head(f, &docs[0]);
 	fleet_section(f, docs, n);
@@ -343,6 +403,7 @@ int report_html(FILE *f, struct doc *docs, int n)
 		run_section(f, &docs[i], n);
 	for (int i = 1; i < n; i++)
 		compare_section(f, &docs[0], &docs[i]);
+	budget_section(f, b, nb);
 	environment(f, docs, n);
 	method(f);
 	fputs("</main>\n", f);

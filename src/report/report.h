@@ -16,6 +16,9 @@
 
 /* The page for @n runs; with two or more, each later one compared with the first. */
 int report_html(FILE *f, struct doc *docs, int n);
+/* The same with a section of the store's last budgets (`tracetax budget`). */
+struct budget_brief;
+int report_html_budgets(FILE *f, struct doc *docs, int n, const struct budget_brief *b, int nb);
 
 /* Text for HTML, and for SVG inside it: & < > " ' escaped. */
 void html_text(FILE *f, const char *s);

@@ -160,6 +160,57 @@ bool results_hits_ok(const struct cell *c, int64_t hits, int64_t events)
 	return true;
 }
 
+/*
+ * The reps grouped by the CPU their thread 0 ran on: one group when
+ * placement never moved them (nper_cpu stays 0 then), else the overhead
+ * per CPU, and whether two CPUs' intervals miss each other.
+ */
+static void per_cpu(struct cell *c, uint64_t seed)
+{
+	double *x = calloc((size_t)c->nreps + 1, sizeof(*x));
+
+	if (!x)
+		die("out of memory");
+	c->nper_cpu = 0;
+	c->cpus_differ = false;
+	for (int i = 0; i < c->nreps; i++) {
+		int cpu = c->reps[i].threads ? c->reps[i].threads[0].cpu : -1, k;
+
+		for (k = 0; k < c->nper_cpu && c->per_cpu[k].cpu != cpu; k++)
+			;
+		if (k == c->nper_cpu) {
+			if (k == CELL_MAX_CPUS)
+				continue;
+			c->per_cpu[c->nper_cpu++] = (struct cpu_overhead){ .cpu = cpu };
+		}
+	}
+	if (c->nper_cpu < 2 || c->per_cpu[0].cpu < 0) {
+		c->nper_cpu = 0;
+		free(x);
+		return;
+	}
+	for (int k = 0; k < c->nper_cpu; k++) {
+		struct cpu_overhead *o = &c->per_cpu[k];
+		struct summary s;
+		size_t n = 0;
+
+		for (int i = 0; i < c->nreps; i++)
+			if (c->reps[i].threads && c->reps[i].threads[0].cpu == o->cpu)
+				x[n++] = c->reps[i].traced_ns_per_op - c->reps[i].base_ns_per_op;
+		stats_summarize(x, n, seed ^ (uint64_t)(o->cpu + 1), &s);
+		o->n = (int)n;
+		o->mean = s.mean;
+		o->ci95[0] = n > 1 ? s.ci95[0] : NAN;
+		o->ci95[1] = n > 1 ? s.ci95[1] : NAN;
+	}
+	for (int a = 0; a < c->nper_cpu; a++)
+		for (int b = a + 1; b < c->nper_cpu; b++)
+			if (c->per_cpu[a].ci95[1] < c->per_cpu[b].ci95[0] ||
+			    c->per_cpu[b].ci95[1] < c->per_cpu[a].ci95[0])
+				c->cpus_differ = true;
+	free(x);
+}
+
 static void write_note(struct cell *c)
 {
 	c->note[0] = '\0';
@@ -197,6 +248,16 @@ static void write_note(struct cell *c)
 		note_add(c, "cpu clock moved %.0f-%.0f MHz", c->mhz_min, c->mhz_max);
 	if (c->tracer_note[0])
 		note_add(c, "%s", c->tracer_note);
+	if (c->cpus_differ) {
+		char buf[256];
+		size_t n = 0;
+
+		for (int k = 0; k < c->nper_cpu && n < sizeof(buf); k++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%scpu%d %.0f [%.0f, %.0f]",
+					      k ? ", " : "", c->per_cpu[k].cpu, c->per_cpu[k].mean,
+					      c->per_cpu[k].ci95[0], c->per_cpu[k].ci95[1]);
+		note_add(c, "CPUs differ beyond their CIs: %s ns/event", buf);
+	}
 	if (c->cmd.events_per_run > 0 && c->cmd.events_cv > CMDLOAD_EVENTS_CV_NOTE)
 		note_add(c, "the command's events vary: cv %.1f%% over %d counting runs",
 			 100 * c->cmd.events_cv, CMDLOAD_COUNT_RUNS);
@@ -400,6 +461,7 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	c->prog.dispatch_ns = c->prog.measured ? c->overhead.mean - c->prog.ns_per_run : NAN;
 	results_finish_latency(c);
 	per_hit_and_byte(c);
+	per_cpu(c, seed);
 	write_note(c);
 	free(flags);
 	free(over);

@@ -117,6 +117,14 @@ struct stats_cost {
 	double mean, ci95[2];     /* ns per event, on - off, paired */
 };
 
+/* The overhead of the reps whose thread 0 ran on one CPU (run --placement rotate). */
+#define CELL_MAX_CPUS 16
+struct cpu_overhead {
+	int cpu;
+	int n;                    /* reps */
+	double mean, ci95[2];     /* ns per event; the CI is NaN with one rep */
+};
+
 /* A cmd: workload's counting pass: its untraced runs, before the reps (measure/cmdload.c), */
 #define CMDLOAD_COUNT_RUNS 3
 /* and a count that varies more than this between them gets a note. */
@@ -189,6 +197,10 @@ struct cell {
 	double traced_spread_pct;
 	double base_mops, traced_mops;  /* aggregate throughput, M ops/s, mean over reps */
 	struct cell_latency *lat; /* --latency; NULL without */
+	/* per CPU of thread 0, when the reps ran on more than one (--placement rotate) */
+	struct cpu_overhead per_cpu[CELL_MAX_CPUS];
+	int nper_cpu;
+	bool cpus_differ;         /* two CPUs' CIs do not overlap */
 	/* cmd: workloads (cmdload.c): events_per_run -1 for the load's own workloads */
 	struct {
 		int64_t events_per_run;  /* the counting pass's mean, whole process tree */
@@ -255,6 +267,8 @@ struct run_options {
 	int max_time_s;           /* its budget */
 	bool latency;             /* --latency */
 	int msg_size;             /* --msg-size: bytes per message of the tcp workloads */
+	char cpus[64];            /* --cpus LIST; "": the CPUs tracetax may use */
+	bool rotate;              /* --placement rotate */
 };
 
 struct claim_row;

@@ -91,3 +91,38 @@ int store_history(struct store *s, const struct store_filter *f,
 		  void *arg, char *err, size_t errlen);
 
 #endif
+
+/* `tracetax budget`: a tracer's cost per event measured here before. */
+struct store_cost_query {
+	const char *tracer, *workload;
+	const char *hostname, *kernel, *version;  /* must all match */
+	const char *since;        /* ISO 8601 UTC: runs started at or after it */
+};
+
+struct store_cost {
+	int64_t run_id;
+	char started[32];
+	int reps;
+	int64_t events;
+	double ns, lo, hi;        /* overhead per event and its 95% CI */
+	double consumer_ns;       /* NaN: none */
+};
+
+/*
+ * The newest ok, undisturbed, single-threaded cell of q->tracer on
+ * q->workload from a run that matches. 0 (found), 1 (none), -1 with @err.
+ */
+int store_find_cost(struct store *s, const struct store_cost_query *q, struct store_cost *out,
+		    char *err, size_t errlen);
+
+/*
+ * Budget documents (`tracetax budget`, docs/budget.md), in a table of
+ * their own made when the first is recorded: no runs' rows, no migration.
+ * Record: 0 and its id, or -1 with @err. Walk: the last @limit, oldest
+ * first, @fn on each (its non-zero return stops the walk); a store with
+ * none is 0.
+ */
+int store_record_budget(struct store *s, const char *doc, int64_t *id, char *err, size_t errlen);
+int store_budgets(struct store *s, int limit,
+		  int (*fn)(int64_t id, const char *doc, size_t len, void *arg), void *arg,
+		  char *err, size_t errlen);

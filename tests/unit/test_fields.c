@@ -157,7 +157,7 @@ static void add_written(const struct results *r)
 
 /*
  * What no fixture run has: a cmd: workload's cell, a plan's claims (one
- * measured, one not) and a run in a VM (--kernel), on a copy of the first
+ * measured, one not), a run in a VM (--kernel) and overheads per CPU, on a copy of the first
  * fixture's results.
  */
 static void add_cmd_and_claims(void)
@@ -191,6 +191,11 @@ static void add_cmd_and_claims(void)
 	r.claims = rows;
 	r.nclaims = 2;
 	snprintf(r.env.vm, sizeof(r.env.vm), "tcg");
+	/* --placement rotate: overheads per CPU */
+	c.nper_cpu = 2;
+	c.per_cpu[0] = (struct cpu_overhead){ .cpu = 0, .n = 4, .mean = 200, .ci95 = { 180, 220 } };
+	c.per_cpu[1] = (struct cpu_overhead){ .cpu = 1, .n = 4, .mean = 400, .ci95 = { 380, 420 } };
+	c.cpus_differ = true;
 	add_written(&r);
 	free(pf);
 }

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `tracetax budget`'s rate counter (src/measure/rates.c): every syscall
+ * entry on the box, on the raw sys_enter tracepoint, counted by CPU and
+ * syscall number (a per-CPU array) and by process (a hash on the tgid,
+ * with its comm). It is what a syscall tracer's hook would see. Filters:
+ * a tgid (--pid), a cgroup and its descendants (--cgroup), a syscall
+ * number (--target). Its own cost per event is read back with BPF stats.
+ */
+#include "types.bpf.h"
+#include <bpf/bpf_helpers.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define BUDGET_NR_MAX 512
+#define BUDGET_PROCS 4096
+
+const volatile __u32 filter_tgid = 0;     /* 0: every process */
+const volatile __u64 filter_cgid = 0;     /* 0: every cgroup */
+const volatile __u32 filter_level = 0;    /* the cgroup's depth under the root */
+const volatile __s32 filter_nr = -1;      /* -1: every syscall */
+
+struct proc_count {
+	__u64 n;
+	char comm[16];
+};
+
+/* Per CPU: the count of each syscall number; BUDGET_NR_MAX-1 holds the rest. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BUDGET_NR_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} nr_count SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BUDGET_PROCS);
+	__type(key, __u32);
+	__type(value, struct proc_count);
+} proc_count SEC(".maps");
+
+/* Events whose process found the hash full: counted, not named. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} unnamed SEC(".maps");
+
+SEC("raw_tp")
+int tt_budget(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__s64 nr = (__s64)ctx->args[1];
+	__u32 key, zero = 0;
+	struct proc_count *p;
+	__u64 *v;
+
+	if (filter_tgid && tgid != filter_tgid)
+		return 0;
+	if (filter_cgid && bpf_get_current_ancestor_cgroup_id(filter_level) != filter_cgid)
+		return 0;
+	if (filter_nr >= 0 && nr != filter_nr)
+		return 0;
+	key = (nr < 0 || nr >= BUDGET_NR_MAX - 1) ? BUDGET_NR_MAX - 1 : (__u32)nr;
+	v = bpf_map_lookup_elem(&nr_count, &key);
+	if (v)
+		*v += 1;
+	p = bpf_map_lookup_elem(&proc_count, &tgid);
+	if (!p) {
+		struct proc_count init = { 0 };
+
+		bpf_get_current_comm(init.comm, sizeof(init.comm));
+		bpf_map_update_elem(&proc_count, &tgid, &init, BPF_NOEXIST);
+		p = bpf_map_lookup_elem(&proc_count, &tgid);
+	}
+	if (p) {
+		/* a process forked by a shell is first seen under the shell's name:
+		 * its comm is read again every 256 events, so an exec'd one shows */
+		if ((__sync_fetch_and_add(&p->n, 1) & 255) == 255)
+			bpf_get_current_comm(p->comm, sizeof(p->comm));
+	} else {
+		v = bpf_map_lookup_elem(&unnamed, &zero);
+		if (v)
+			*v += 1;
+	}
+	return 0;
+}

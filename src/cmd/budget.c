@@ -1,0 +1,450 @@
+/*
+ * tracetax budget: what tracing would cost this box now. The events each
+ * tracer's hooks would see, counted for --for seconds (measure/rates.c),
+ * times each tracer's cost per event, from the results store or measured
+ * now by the runner (session.c); with -w cmd:'COMMAND', that prediction
+ * checked against COMMAND measured under each tracer. docs/budget.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "base/atomic_file.h"
+#include "base/signals.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "cmd/cmd.h"
+#include "cmd/session.h"
+#include "doc/budget.h"
+#include "doc/write.h"
+#include "load/workloads.h"
+#include "measure/env.h"
+#include "measure/rates.h"
+#include "output/budget.h"
+#include "store/store.h"
+#include "tracers/tracer.h"
+
+static const char usage_budget[] =
+	"usage: tracetax budget -t TRACERS [options]\n"
+	"\n"
+	"What each tracer would cost this box now: the events its hooks would see,\n"
+	"counted for a while, times its measured cost per event (docs/budget.md).\n"
+	"\n"
+	"  -t, --tracer LIST       tracers that hook syscalls (as for run)\n"
+	"      --for SECONDS       count events for this long; default 5\n"
+	"      --pid PID           only this process's events\n"
+	"      --cgroup PATH       only this cgroup's (v2, with its descendants)\n"
+	"      --target SYSCALL    only this syscall's events (and its cost)\n"
+	"      --measure           measure each tracer's cost now, not from the store\n"
+	"      --max-age HOURS     a stored cost this old or newer counts; default 168\n"
+	"  -w, --workload LIST     cmd:'COMMAND' workloads: predict each one's slowdown\n"
+	"                          under each tracer, then measure it (implies --measure)\n"
+	"  -r, --reps N            reps of a measurement, in pairs that rotate over\n"
+	"                          the CPUs (cost per CPU); default 8\n"
+	"      --run-ms N          its runs' length; default 100\n"
+	"      --json FILE         write the budget document; '-': to stdout\n"
+	"      --store PATH        the results store to read costs from and record in\n"
+	"      --no-store          record nothing (stored costs are still read)\n"
+	"  -q, --quiet             no progress lines\n";
+
+struct budget_args {
+	const char *tracers, *workloads, *cgroup, *target, *json, *store;
+	int seconds, max_age_h, reps, run_ms;
+	pid_t pid;
+	bool measure, no_store, quiet;
+};
+
+static int num_arg(const char *s, const char *opt, int64_t min, int64_t max)
+{
+	int64_t v;
+
+	if (parse_i64(s, min, max, &v))
+		die_usage("invalid %s '%s' (%" PRId64 " to %" PRId64 ")", opt, s, min, max);
+	return (int)v;
+}
+
+static void parse(int argc, char **argv, struct budget_args *a)
+{
+	static const struct option opts[] = {
+		{ "tracer", required_argument, NULL, 't' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "for", required_argument, NULL, 'f' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'g' },
+		{ "target", required_argument, NULL, 'T' },
+		{ "measure", no_argument, NULL, 'm' },
+		{ "max-age", required_argument, NULL, 'a' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "run-ms", required_argument, NULL, 'R' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "store", required_argument, NULL, 's' },
+		{ "no-store", no_argument, NULL, 'O' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->seconds = 5;
+	a->max_age_h = 168;
+	a->reps = 8;
+	a->run_ms = 100;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:w:r:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': a->tracers = optarg; break;
+		case 'w': a->workloads = optarg; break;
+		case 'f': a->seconds = num_arg(optarg, "--for", 1, 3600); break;
+		case 'p': a->pid = num_arg(optarg, "--pid", 1, INT32_MAX); break;
+		case 'g': a->cgroup = optarg; break;
+		case 'T': a->target = optarg; break;
+		case 'm': a->measure = true; break;
+		case 'a': a->max_age_h = num_arg(optarg, "--max-age", 0, 24 * 3650); break;
+		case 'r': a->reps = num_arg(optarg, "--reps", 2, 1000); break;
+		case 'R': a->run_ms = num_arg(optarg, "--run-ms", 10, 60000); break;
+		case 'j': a->json = optarg; break;
+		case 's': a->store = optarg; break;
+		case 'O': a->no_store = true; break;
+		case 'q': a->quiet = true; break;
+		case 'h': fputs(usage_budget, stdout); exit(0);
+		case ':': cmd_die_usage("option needs a value", "tracetax budget --help");
+		default: cmd_die_usage("unknown option", "tracetax budget --help");
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (!a->tracers)
+		die_usage("which tracers? -t TRACERS (tracetax budget --help)");
+	if (a->pid && a->cgroup)
+		die_usage("--pid and --cgroup exclude each other");
+	if (a->pid && kill(a->pid, 0) && errno == ESRCH)
+		die_usage("no process '%d' (--pid)", (int)a->pid);
+	if (a->cgroup) {
+		struct stat st;
+
+		if (stat(a->cgroup, &st) || !S_ISDIR(st.st_mode))
+			die_usage("no cgroup '%s' (--cgroup)", a->cgroup);
+	}
+	if (a->target && !tt_syscall_find(a->target))
+		die_usage("unknown syscall '%s' (--target)", a->target);
+	if (a->workloads)
+		a->measure = true;
+}
+
+/* The run's options as `tracetax run` takes them: its parser checks them. */
+static void run_args_for(const struct budget_args *a, const char *workloads, struct run_args *r)
+{
+	char reps[16], ms[16], err[512];
+	const char *argv[20];
+	int n = 0;
+
+	snprintf(reps, sizeof(reps), "%d", a->reps);
+	snprintf(ms, sizeof(ms), "%d", a->run_ms);
+	argv[n++] = "run";
+	argv[n++] = "-t";
+	argv[n++] = a->tracers;
+	argv[n++] = "-w";
+	argv[n++] = workloads;
+	argv[n++] = "-r";
+	argv[n++] = reps;
+	argv[n++] = "--run-ms";
+	argv[n++] = ms;
+	/* the cost on each CPU, for budget to weight by where the events happen */
+	argv[n++] = "--placement";
+	argv[n++] = "rotate";
+	if (a->target) {
+		argv[n++] = "--target";
+		argv[n++] = a->target;
+	}
+	if (a->store) {
+		argv[n++] = "--store";
+		argv[n++] = a->store;
+	}
+	if (a->no_store)
+		argv[n++] = "--no-store";
+	if (a->quiet)
+		argv[n++] = "-q";
+	argv[n] = NULL;
+	if (cli_parse_run(n, (char **)argv, r, err, sizeof(err)))
+		cmd_die_usage(err, "tracetax budget --help");
+	r->no_table = true;
+}
+
+/*
+ * The load's workload that matches the dominant events: the loop of the
+ * most frequent syscall when the load has one, else getpid (the hook's
+ * fixed cost on the cheapest syscall).
+ */
+static const char *cost_workload(const struct budget_args *a, const struct budget_rates *r)
+{
+	const char *top = a->target ? a->target : r->nnrs ? r->nrs[0].name : "getpid";
+
+	for (const struct workload *w = workloads; w->name; w++)
+		if (w->syscall && w->lib == WL_NONE && !strcmp(w->syscall, top))
+			return w->name;
+	return "getpid";
+}
+
+struct hook_arg {
+	struct budget *b;
+	const char *workload;
+};
+
+static struct budget_tracer *find_tracer(struct budget *b, const char *name)
+{
+	for (int i = 0; i < b->ntracers; i++)
+		if (!strcmp(b->tracers[i].name, name))
+			return &b->tracers[i];
+	return NULL;
+}
+
+/* A cell's overhead on each CPU (run --placement rotate) into @cost. */
+static void cost_per_cpu(struct budget_cost *cost, const struct cell *c)
+{
+	for (int k = 0; k < BUDGET_MAX_CPUS; k++)
+		cost->cpu_ns[k] = cost->cpu_lo[k] = cost->cpu_hi[k] = NAN;
+	cost->ncpu = 0;
+	for (int k = 0; k < c->nper_cpu; k++) {
+		int cpu = c->per_cpu[k].cpu;
+
+		if (cpu < 0 || cpu >= BUDGET_MAX_CPUS)
+			continue;
+		cost->cpu_ns[cpu] = c->per_cpu[k].mean;
+		cost->cpu_lo[cpu] = c->per_cpu[k].ci95[0];
+		cost->cpu_hi[cpu] = c->per_cpu[k].ci95[1];
+		if (cpu + 1 > cost->ncpu)
+			cost->ncpu = cpu + 1;
+	}
+}
+
+static void measured_hook(struct results *r, void *arg)
+{
+	struct hook_arg *h = arg;
+
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+		struct budget_tracer *t = find_tracer(h->b, c->tracer);
+
+		if (!t || strcmp(c->workload, h->workload) || c->threads != 1)
+			continue;
+		if (c->status != CELL_OK) {
+			snprintf(t->cost.reason, sizeof(t->cost.reason), "measured now: %s",
+				 c->reason);
+			continue;
+		}
+		snprintf(t->cost.source, sizeof(t->cost.source), "measured");
+		snprintf(t->cost.workload, sizeof(t->cost.workload), "%s", c->workload);
+		t->cost.run_id = 0;
+		t->cost.reps = c->nreps;
+		t->cost.events = c->events;
+		t->cost.ns = c->overhead.mean;
+		t->cost.lo = c->overhead.ci95[0];
+		t->cost.hi = c->overhead.ci95[1];
+		t->cost.consumer_ns = c->consumer_ns_per_event;
+		cost_per_cpu(&t->cost, c);
+	}
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+		struct budget_tracer *t = find_tracer(h->b, c->tracer);
+		struct budget_check *k;
+
+		if (!t || c->cmd.events_per_run < 0 || h->b->nchecks >= BUDGET_MAX_CHECKS)
+			continue;
+		k = &h->b->checks[h->b->nchecks++];
+		snprintf(k->tracer, sizeof(k->tracer), "%s", c->tracer);
+		snprintf(k->command, sizeof(k->command), "%s", c->workload);
+		budget_check_fill(k, &t->cost, c);
+	}
+}
+
+/* The stored run's cell, read back from its document, for its cost per CPU. */
+static void stored_per_cpu(struct store *s, struct budget_cost *cost, const char *tracer)
+{
+	struct doc d = { .run_id = cost->run_id };
+	char err[512], *text;
+	size_t len;
+
+	for (int k = 0; k < BUDGET_MAX_CPUS; k++)
+		cost->cpu_ns[k] = cost->cpu_lo[k] = cost->cpu_hi[k] = NAN;
+	if (store_document(s, cost->run_id, &text, &len, err, sizeof(err)))
+		return;
+	snprintf(d.name, sizeof(d.name), "run %lld", (long long)cost->run_id);
+	if (doc_parse(&d, text, len, err, sizeof(err))) {
+		doc_release(&d);
+		return;
+	}
+	for (int i = 0; i < d.r.ncells; i++) {
+		const struct cell *c = &d.r.cells[i];
+
+		if (!strcmp(c->tracer, tracer) && !strcmp(c->workload, cost->workload) &&
+		    c->threads == 1 && c->status == CELL_OK)
+			cost_per_cpu(cost, c);
+	}
+	doc_release(&d);
+}
+
+/* Each tracer's cost from the store: same host, kernel, version, recent enough. */
+static void stored_costs(const struct budget_args *a, struct budget *b, const char *workload)
+{
+	char path[4096], err[512], since[32];
+	struct store *s = NULL;
+	time_t t = time(NULL) - (time_t)a->max_age_h * 3600;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!store_path(a->store, path, sizeof(path), err, sizeof(err)))
+		s = store_open(path, false, err, sizeof(err));
+	for (int i = 0; i < b->ntracers; i++) {
+		struct budget_tracer *bt = &b->tracers[i];
+		struct store_cost_query q = {
+			.tracer = bt->name, .workload = workload, .hostname = b->env.hostname,
+			.kernel = b->env.kernel, .version = b->env.tracetax_version, .since = since,
+		};
+		struct store_cost sc;
+		int rc;
+
+		if (bt->cost.source[0])
+			continue;
+		rc = s ? store_find_cost(s, &q, &sc, err, sizeof(err)) : -1;
+
+		if (rc > 0)
+			snprintf(bt->cost.reason, sizeof(bt->cost.reason), "none stored for %s on %s,"
+				 " this host, kernel and version, in the last %d h: add --measure",
+				 bt->name, workload, a->max_age_h);
+		else if (rc < 0)
+			snprintf(bt->cost.reason, sizeof(bt->cost.reason), "%s: add --measure", err);
+		if (rc)
+			continue;
+		snprintf(bt->cost.source, sizeof(bt->cost.source), "store");
+		snprintf(bt->cost.workload, sizeof(bt->cost.workload), "%s", workload);
+		snprintf(bt->cost.started, sizeof(bt->cost.started), "%s", sc.started);
+		bt->cost.run_id = sc.run_id;
+		bt->cost.reps = sc.reps;
+		bt->cost.events = sc.events;
+		bt->cost.ns = sc.ns;
+		bt->cost.lo = sc.lo;
+		bt->cost.hi = sc.hi;
+		bt->cost.consumer_ns = isfinite(sc.consumer_ns) ? sc.consumer_ns : 0;
+		stored_per_cpu(s, &bt->cost, bt->name);
+	}
+	store_close(s);
+}
+
+/* The budget document into the store, beside the runs (report shows it). */
+static int record_budget(const struct budget_args *a, const struct budget *b)
+{
+	char path[4096], err[512], *doc;
+	struct store *s;
+	int64_t id;
+	int ret;
+
+	if (store_path(a->store, path, sizeof(path), err, sizeof(err)))
+		return error("cannot record the budget: %s", err);
+	s = store_open(path, true, err, sizeof(err));
+	if (!s)
+		return error("cannot record the budget: %s", err);
+	doc = output_budget_json_string(b);
+	ret = store_record_budget(s, doc, &id, err, sizeof(err));
+	if (ret)
+		error("%s", err);
+	else if (!a->quiet)
+		fprintf(stderr, "budget recorded as %lld in '%s' (tracetax report shows it)\n",
+			(long long)id, path);
+	free(doc);
+	store_close(s);
+	return ret;
+}
+
+int cmd_budget(int argc, char **argv)
+{
+	struct budget_args a;
+	struct budget *b = calloc(1, sizeof(*b));
+	struct rates_opts ro;
+	struct run_args ra;
+	char err[512];
+	const char *workload;
+	int ret = 0;
+
+	if (!b)
+		die("out of memory");
+	parse(argc, argv, &a);
+	/* the tracers, checked and expanded as run does */
+	run_args_for(&a, a.workloads ? a.workloads : "getpid", &ra);
+	for (int i = 0; i < ra.m.nworkloads; i++)
+		if (a.workloads && !workload_find(ra.m.workloads[i])->cmd)
+			die_usage("budget checks cmd:'COMMAND' workloads only, not '%s' (-w)",
+				  ra.m.workloads[i]);
+	for (int i = 0; i < ra.m.ntracers && b->ntracers < BUDGET_MAX_TRACERS; i++) {
+		struct budget_tracer *t = &b->tracers[b->ntracers++];
+		const char *variant;
+		const struct tracer_ops *ops = tracer_ops_find(ra.m.tracers[i], &variant, err,
+							       sizeof(err));
+
+		snprintf(t->name, sizeof(t->name), "%s", ra.m.tracers[i]);
+		if (ops && !(ops->hooks & TT_HOOK_SYSCALL))
+			die_usage("tracer '%s' hooks no syscall: budget counts syscalls only", t->name);
+		t->cost.tool = ops && (ops->flags & TT_F_TOOL);
+	}
+	cli_release(&ra);
+	if (a.json && atomic_file_check(a.json, err, sizeof(err)))
+		die_usage("%s", err);
+	cmd_signals_once();
+	cmd_take_lock(false);
+	environment_collect(&b->env);
+	b->max_age_h = a.max_age_h;
+	ro = (struct rates_opts){ .seconds = a.seconds, .pid = a.pid, .cgroup = a.cgroup,
+				  .target = a.target };
+	if (!a.quiet)
+		fprintf(stderr, "counting events for %d s...\n", a.seconds);
+	ret = rates_count(&ro, &b->rates, err, sizeof(err));
+	if (ret >= 128) {
+		error("interrupted by signal %d: the counter detached, no results", ret - 128);
+		goto out;
+	}
+	if (ret) {
+		error("%s", err);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	workload = cost_workload(&a, &b->rates);
+	if (!a.measure) {
+		stored_costs(&a, b, workload);
+		if (strcmp(workload, "getpid"))
+			stored_costs(&a, b, "getpid");
+	} else {
+		char wl[4096];
+		struct hook_arg h = { b, workload };
+
+		snprintf(wl, sizeof(wl), "%s%s%s", workload, a.workloads ? "," : "",
+			 a.workloads ? a.workloads : "");
+		run_args_for(&a, wl, &ra);
+		ret = run_measure(&ra, measured_hook, &h);
+		cli_release(&ra);
+		if (ret >= 128)
+			goto out;
+	}
+	budget_finish(b);
+	for (int i = 0; i < b->ntracers; i++)
+		output_budget_verdict(b, &b->tracers[i], b->tracers[i].verdict,
+				      sizeof(b->tracers[i].verdict));
+	if (!a.json || strcmp(a.json, "-"))
+		output_budget(b, stdout);
+	if (a.json && output_budget_json(b, a.json))
+		ret = EXIT_FAILED;
+	if (!a.no_store && record_budget(&a, b))
+		ret = EXIT_FAILED;
+out:
+	free(b);
+	signals_reraise();
+	return ret;
+}

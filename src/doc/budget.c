@@ -1,0 +1,253 @@
+/*
+ * The budget document (docs/schema.md, "budget"): the rates, each tracer's
+ * cost and predicted share, and the checks of -w cmd:. Undefined figures
+ * are null, as in the results document.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/util.h"
+#include "doc/budget.h"
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *ci(double lo, double hi)
+{
+	return json_pack("[o, o]", num(lo), num(hi));
+}
+
+static json_t *rates_json(const struct budget_rates *r)
+{
+	json_t *cpus = json_array(), *procs = json_array(), *nrs = json_array();
+
+	for (int k = 0; k < r->ncpu && k < r->cpus; k++)
+		json_array_append_new(cpus, json_pack("{s:i, s:I, s:f}", "cpu", k, "events",
+						      (json_int_t)r->per_cpu[k], "per_s",
+						      (double)r->per_cpu[k] / r->seconds));
+	for (int k = 0; k < r->ntop; k++)
+		json_array_append_new(procs, json_pack("{s:i, s:s, s:I, s:f}", "pid", r->top[k].pid,
+						       "comm", r->top[k].comm, "events",
+						       (json_int_t)r->top[k].events, "per_s",
+						       (double)r->top[k].events / r->seconds));
+	json_t *comms = json_array();
+
+	for (int k = 0; k < r->ntop_comm; k++)
+		json_array_append_new(comms, json_pack("{s:s, s:i, s:I}", "comm", r->top_comm[k].comm,
+						       "processes", r->top_comm[k].pid, "events",
+						       (json_int_t)r->top_comm[k].events));
+	for (int k = 0; k < r->nnrs; k++)
+		json_array_append_new(nrs, json_pack("{s:s, s:I}", "syscall", r->nrs[k].name,
+						     "events", (json_int_t)r->nrs[k].events));
+	return json_pack("{s:f, s:i, s:s, s:o, s:I, s:f, s:o, s:o, s:o, s:i, s:I, s:o, s:{s:s, s:b, s:o, s:o, s:o}}",
+			 "seconds", r->seconds, "cpus", r->cpus, "scope", r->scope,
+			 "target", r->target[0] ? json_string(r->target) : json_null(),
+			 "events", (json_int_t)r->events, "per_s", r->events / r->seconds,
+			 "per_cpu", cpus, "top_processes", procs, "top_commands", comms,
+			 "processes", r->nprocs,
+			 "unnamed_events", (json_int_t)r->unnamed, "top_syscalls", nrs,
+			 "counter", "method", "bpf raw_tp raw_syscalls:sys_enter",
+			 "measured", r->self_measured,
+			 "ns_per_event", r->self_measured ? num(r->self_ns) : json_null(),
+			 "runs", json_integer(r->self_runs),
+			 "reason", r->self_reason[0] ? json_string(r->self_reason) : json_null());
+}
+
+static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t)
+{
+	const struct budget_cost *c = &t->cost;
+	json_t *cpus = json_array(), *procs = json_array(), *cost;
+
+	for (int k = 0; k < b->rates.ncpu && k < b->rates.cpus; k++)
+		json_array_append_new(cpus, json_pack("{s:i, s:o}", "cpu", k, "share_pct",
+						      num(t->cpu_share[k])));
+	for (int k = 0; k < b->rates.ntop; k++)
+		json_array_append_new(procs, json_pack("{s:i, s:s, s:o}", "pid", b->rates.top[k].pid,
+						       "comm", b->rates.top[k].comm, "share_pct",
+						       num(t->proc_share[k])));
+	if (c->source[0])
+		cost = json_pack("{s:s, s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o, s:b}",
+				 "source", c->source,
+				 "run_id", c->run_id ? json_integer(c->run_id) : json_null(),
+				 "started", c->started[0] ? json_string(c->started) : json_null(),
+				 "workload", c->workload, "reps", c->reps, "events",
+				 (json_int_t)c->events, "ns_per_event", num(c->ns),
+				 "ci95", ci(c->lo, c->hi),
+				 "consumer_ns_per_event", c->consumer_ns > 0 ? num(c->consumer_ns) :
+				 json_null(), "tool", c->tool);
+	else
+		cost = json_pack("{s:n, s:s}", "source", "reason", c->reason);
+	if (c->source[0]) {
+		json_t *pc = json_array();
+
+		for (int k = 0; k < c->ncpu; k++)
+			if (isfinite(c->cpu_ns[k]))
+				json_array_append_new(pc, json_pack("{s:i, s:o, s:o}", "cpu", k,
+								    "ns_per_event", num(c->cpu_ns[k]),
+								    "ci95", ci(c->cpu_lo[k], c->cpu_hi[k])));
+		json_object_set_new(cost, "per_cpu", pc);
+	}
+	return json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "tracer", t->name,
+			 "verdict", t->verdict, "cost", cost,
+			 "ns_per_event_weighted", num(t->ns_weighted),
+			 "per_cpu_weighted", t->per_cpu_weighted,
+			 "share_pct", num(t->share), "share_ci95", ci(t->share_lo, t->share_hi),
+			 "per_cpu", cpus, "per_process", procs,
+			 "consumer_share_pct", num(t->consumer_share));
+}
+
+static json_t *check_json(const struct budget_check *k)
+{
+	return json_pack("{s:s, s:s, s:s, s:o, s:I, s:o, s:{s:o, s:o, s:o, s:o}, "
+			 "s:{s:o, s:o, s:o, s:o}, s:o, s:b}",
+			 "tracer", k->tracer, "command", k->command, "status", k->status,
+			 "reason", k->reason[0] ? json_string(k->reason) : json_null(),
+			 "events_per_run", (json_int_t)k->events_per_run, "base_ms", num(k->base_ms),
+			 "predicted", "ns_per_event", num(k->pred_ns), "ci95", ci(k->pred_lo, k->pred_hi),
+			 "slowdown_pct", num(k->pred_pct), "slowdown_ci95",
+			 ci(k->pred_pct_lo, k->pred_pct_hi),
+			 "measured", "ns_per_event", num(k->meas_ns), "ci95", ci(k->meas_lo, k->meas_hi),
+			 "slowdown_pct", num(k->meas_pct), "slowdown_ci95",
+			 ci(k->meas_pct_lo, k->meas_pct_hi),
+			 "error_pct", num(k->error_pct), "cis_overlap", k->within);
+}
+
+char *output_budget_json_string(const struct budget *b)
+{
+	json_t *tracers = json_array(), *checks = json_array(), *doc;
+	char *s;
+
+	for (int i = 0; i < b->ntracers; i++)
+		json_array_append_new(tracers, tracer_json(b, &b->tracers[i]));
+	for (int i = 0; i < b->nchecks; i++)
+		json_array_append_new(checks, check_json(&b->checks[i]));
+	doc = json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:i, s:s}, s:i, s:o, s:o, s:o}",
+			"kind", "budget", "schema_version", BUDGET_SCHEMA_VERSION,
+			"environment", "hostname", b->env.hostname, "kernel", b->env.kernel,
+			"tracetax_version", b->env.tracetax_version, "started", b->env.started,
+			"cpus", b->env.cpus, "cpu_model", b->env.cpu_model,
+			"max_age_h", b->max_age_h, "rates", rates_json(&b->rates),
+			"tracers", tracers, "checks", checks);
+	if (!doc)
+		die("cannot build the budget document");
+	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	if (!s)
+		die("out of memory");
+	return s;
+}
+
+int output_budget_json(const struct budget *b, const char *path)
+{
+	char *s = output_budget_json_string(b);
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int ret = 0;
+
+	if (!f) {
+		free(s);
+		return error("cannot create '%s': %s", path, strerror(errno));
+	}
+	if (fprintf(f, "%s\n", s) < 0 || (f != stdout ? fclose(f) : fflush(f)))
+		ret = error("cannot write '%s': %s", path, strerror(errno));
+	free(s);
+	return ret;
+}
+
+/* A string field into @dst: 0, or -1 when it is missing or not a string. */
+static int get_str(json_t *o, const char *key, char *dst, size_t len)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		return -1;
+	snprintf(dst, len, "%s", json_string_value(v));
+	return 0;
+}
+
+/* A number or null (NaN): 0, or -1 when it is something else. */
+static int get_num(json_t *o, const char *key, double *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_null(v)) {
+		*out = NAN;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return -1;
+	*out = json_number_value(v);
+	return 0;
+}
+
+int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *err,
+		    size_t errlen)
+{
+	json_error_t je;
+	json_t *d = json_loadb(text, len, 0, &je), *env, *rates, *tracers, *checks, *v;
+	size_t i;
+	int ret = -1;
+
+	memset(b, 0, sizeof(*b));
+	if (!d) {
+		snprintf(err, errlen, "not JSON: %s", je.text);
+		return -1;
+	}
+	env = json_object_get(d, "environment");
+	rates = json_object_get(d, "rates");
+	tracers = json_object_get(d, "tracers");
+	checks = json_object_get(d, "checks");
+	if (!json_is_string(json_object_get(d, "kind")) ||
+	    strcmp(json_string_value(json_object_get(d, "kind")), "budget")) {
+		snprintf(err, errlen, "not a budget document (kind)");
+		goto out;
+	}
+	if (!json_is_object(env) || !json_is_object(rates) || !json_is_array(tracers) ||
+	    !json_is_array(checks) || get_str(env, "started", b->started, sizeof(b->started)) ||
+	    get_str(env, "hostname", b->host, sizeof(b->host)) ||
+	    get_str(rates, "scope", b->scope, sizeof(b->scope)) ||
+	    get_num(rates, "seconds", &b->seconds) || get_num(rates, "per_s", &b->per_s)) {
+		snprintf(err, errlen, "a budget document without its environment or rates");
+		goto out;
+	}
+	json_array_foreach(tracers, i, v) {
+		if (b->ntracers == BUDGET_MAX_TRACERS)
+			break;
+		if (!json_is_object(v) ||
+		    get_str(v, "tracer", b->t[b->ntracers].tracer, sizeof(b->t[0].tracer)) ||
+		    get_str(v, "verdict", b->t[b->ntracers].verdict, sizeof(b->t[0].verdict))) {
+			snprintf(err, errlen, "/tracers/%zu: want tracer and verdict strings", i);
+			goto out;
+		}
+		b->ntracers++;
+	}
+	json_array_foreach(checks, i, v) {
+		json_t *p = json_object_get(v, "predicted"), *m = json_object_get(v, "measured");
+		json_t *ov = json_object_get(v, "cis_overlap");
+
+		if (b->nchecks == BUDGET_MAX_CHECKS)
+			break;
+		if (!json_is_object(v) || !json_is_object(p) || !json_is_object(m) ||
+		    !json_is_boolean(ov) ||
+		    get_str(v, "tracer", b->k[b->nchecks].tracer, sizeof(b->k[0].tracer)) ||
+		    get_str(v, "command", b->k[b->nchecks].command, sizeof(b->k[0].command)) ||
+		    get_str(v, "status", b->k[b->nchecks].status, sizeof(b->k[0].status)) ||
+		    get_num(p, "slowdown_pct", &b->k[b->nchecks].pred_pct) ||
+		    get_num(m, "slowdown_pct", &b->k[b->nchecks].meas_pct) ||
+		    get_num(v, "error_pct", &b->k[b->nchecks].error_pct)) {
+			snprintf(err, errlen, "/checks/%zu: not a check", i);
+			goto out;
+		}
+		b->k[b->nchecks++].overlap = json_is_true(ov);
+	}
+	ret = 0;
+out:
+	json_decref(d);
+	return ret;
+}

@@ -1,0 +1,276 @@
+/*
+ * The rate counter (rates.h): one BPF program on raw_syscalls:sys_enter
+ * (bpf/budget.bpf.c) counting per CPU and syscall number and per process
+ * for the window, with BPF stats on so that its own time per event is
+ * measured, not assumed. Attached once, detached and freed on every path:
+ * a signal ends the window, the caller's signal thread records it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "base/activity.h"
+#include "base/signals.h"
+#include "base/util.h"
+#include "load/syscalls.h"
+#include "measure/rates.h"
+
+#include "budget.skel.h"
+
+#define NR_MAX 512
+#define PROCS 4096
+
+struct proc_count {
+	uint64_t n;
+	char comm[16];
+};
+
+static const struct { long nr; const char *name; } all_syscalls[] = {
+#include "syscall_names.h"
+};
+
+static const char *syscall_name(long nr)
+{
+	for (size_t i = 0; i < sizeof(all_syscalls) / sizeof(all_syscalls[0]); i++)
+		if (all_syscalls[i].nr == nr)
+			return all_syscalls[i].name;
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The cgroup v2 id of @path (its inode) and its depth under the mount. */
+static int cgroup_id(const char *path, uint64_t *id, uint32_t *level, char *err, size_t len)
+{
+	char real[4096];
+	struct stat st;
+	const char *root = "/sys/fs/cgroup", *p;
+	uint32_t n = 0;
+
+	if (!realpath(path, real) || stat(real, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, len, "no cgroup '%s' (--cgroup)", path);
+		return -1;
+	}
+	if (strncmp(real, root, strlen(root)) || (real[strlen(root)] && real[strlen(root)] != '/')) {
+		snprintf(err, len, "'%s' is not under %s (--cgroup)", path, root);
+		return -1;
+	}
+	for (p = real + strlen(root); *p; p++)
+		if (*p == '/' && p[1])
+			n++;
+	*id = st.st_ino;
+	*level = n;
+	return 0;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct budget_proc *x = a, *y = b;
+
+	return x->events < y->events ? 1 : x->events > y->events ? -1 : x->pid - y->pid;
+}
+
+static int cmp_nr(const void *a, const void *b)
+{
+	const struct budget_nr *x = a, *y = b;
+
+	return x->events < y->events ? 1 : x->events > y->events ? -1 : (int)(x->nr - y->nr);
+}
+
+/* The processes summed by comm: a build's or a loop's many short ones as one. */
+static void by_comm(const struct budget_proc *procs, int n, struct budget_rates *r)
+{
+	struct budget_proc *c = calloc((size_t)(n ? n : 1), sizeof(*c));
+	int nc = 0;
+
+	if (!c)
+		die("out of memory");
+	for (int i = 0; i < n; i++) {
+		int k;
+
+		for (k = 0; k < nc && strcmp(c[k].comm, procs[i].comm); k++)
+			;
+		if (k == nc)
+			memcpy(c[nc++].comm, procs[i].comm, sizeof(c[0].comm));
+		c[k].pid++;
+		c[k].events += procs[i].events;
+	}
+	qsort(c, (size_t)nc, sizeof(*c), cmp_proc);
+	for (int i = 0; i < nc && i < BUDGET_TOP_PROCS; i++)
+		r->top_comm[r->ntop_comm++] = c[i];
+	free(c);
+}
+
+static void read_counts(struct budget_bpf *skel, struct budget_rates *r)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*vals));
+	struct budget_nr *nrs = calloc(NR_MAX, sizeof(*nrs));
+	struct budget_proc *procs = calloc(PROCS, sizeof(*procs));
+	int fd = bpf_map__fd(skel->maps.nr_count), nprocs = 0;
+	uint32_t key, next, *prev = NULL;
+
+	if (!vals || !nrs || !procs)
+		die("out of memory");
+	r->ncpu = ncpu < BUDGET_MAX_CPUS ? ncpu : BUDGET_MAX_CPUS;
+	for (key = 0; key < NR_MAX; key++) {
+		nrs[key].nr = key == NR_MAX - 1 ? -1 : (long)key;
+		if (bpf_map_lookup_elem(fd, &key, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
+			nrs[key].events += (int64_t)vals[c];
+			if (c < r->ncpu)
+				r->per_cpu[c] += (int64_t)vals[c];
+			r->events += (int64_t)vals[c];
+		}
+	}
+	qsort(nrs, NR_MAX, sizeof(*nrs), cmp_nr);
+	for (int i = 0; i < BUDGET_TOP_NRS && nrs[i].events; i++) {
+		const char *s = nrs[i].nr >= 0 ? syscall_name(nrs[i].nr) : NULL;
+
+		r->nrs[i] = nrs[i];
+		if (s)
+			snprintf(r->nrs[i].name, sizeof(r->nrs[i].name), "%s", s);
+		else if (nrs[i].nr >= 0)
+			snprintf(r->nrs[i].name, sizeof(r->nrs[i].name), "nr %ld", nrs[i].nr);
+		else
+			snprintf(r->nrs[i].name, sizeof(r->nrs[i].name), "nr >= %d", NR_MAX - 1);
+		r->nnrs = i + 1;
+	}
+	fd = bpf_map__fd(skel->maps.proc_count);
+	while (nprocs < PROCS && !bpf_map_get_next_key(fd, prev, &next)) {
+		struct proc_count pc;
+
+		if (!bpf_map_lookup_elem(fd, &next, &pc)) {
+			procs[nprocs].pid = (int)next;
+			memcpy(procs[nprocs].comm, pc.comm, sizeof(pc.comm));
+			procs[nprocs].comm[sizeof(procs[nprocs].comm) - 1] = '\0';
+			procs[nprocs].events = (int64_t)pc.n;
+			nprocs++;
+		}
+		key = next;
+		prev = &key;
+	}
+	r->nprocs = nprocs;
+	by_comm(procs, nprocs, r);
+	qsort(procs, (size_t)nprocs, sizeof(*procs), cmp_proc);
+	for (int i = 0; i < nprocs && i < BUDGET_TOP_PROCS; i++)
+		r->top[r->ntop++] = procs[i];
+	key = 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.unnamed), &key, vals))
+		for (int c = 0; c < ncpu; c++)
+			r->unnamed += (int64_t)vals[c];
+	free(vals);
+	free(nrs);
+	free(procs);
+}
+
+static void self_cost(struct budget_bpf *skel, struct budget_rates *r, uint64_t ns0,
+		      uint64_t cnt0)
+{
+	struct bpf_prog_info info;
+	uint32_t ilen = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.tt_budget), &info, &ilen)) {
+		snprintf(r->self_reason, sizeof(r->self_reason), "cannot read the program's info: %s",
+			 strerror(errno));
+		return;
+	}
+	r->self_runs = (int64_t)(info.run_cnt - cnt0);
+	if (r->self_runs <= 0) {
+		snprintf(r->self_reason, sizeof(r->self_reason), "the counter ran no event");
+		return;
+	}
+	r->self_ns = (double)(info.run_time_ns - ns0) / (double)r->self_runs;
+	r->self_measured = true;
+}
+
+int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, size_t len)
+{
+	struct budget_bpf *skel = NULL;
+	struct bpf_link *link = NULL;
+	uint64_t cgid = 0;
+	uint32_t level = 0;
+	int stats_fd = -1, ret = -1;
+	double t0, end;
+
+	memset(r, 0, sizeof(*r));
+	r->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->cgroup && cgroup_id(o->cgroup, &cgid, &level, err, len))
+		return -1;
+	if (o->pid)
+		snprintf(r->scope, sizeof(r->scope), "pid %d", (int)o->pid);
+	else if (o->cgroup)
+		snprintf(r->scope, sizeof(r->scope), "cgroup %s", o->cgroup);
+	else
+		snprintf(r->scope, sizeof(r->scope), "the whole box");
+	snprintf(r->target, sizeof(r->target), "%s", o->target ? o->target : "");
+	skel = budget_bpf__open();
+	if (!skel) {
+		snprintf(err, len, "cannot open the rate counter: %s", strerror(errno));
+		return -1;
+	}
+	skel->rodata->filter_tgid = (uint32_t)o->pid;
+	skel->rodata->filter_cgid = cgid;
+	skel->rodata->filter_level = level;
+	if (o->target) {
+		const struct tt_syscall *s = tt_syscall_find(o->target);
+
+		if (!s) {
+			snprintf(err, len, "unknown syscall '%s' (--target)", o->target);
+			goto out;
+		}
+		skel->rodata->filter_nr = (int32_t)s->nr;
+	}
+	if (budget_bpf__load(skel)) {
+		snprintf(err, len, "cannot load the rate counter: %s", strerror(errno));
+		goto out;
+	}
+	activity_own_bpf_prog(bpf_program__fd(skel->progs.tt_budget));
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats_fd < 0)
+		snprintf(r->self_reason, sizeof(r->self_reason),
+			 "kernel refused BPF_ENABLE_STATS: %s", strerror(-stats_fd));
+	link = bpf_program__attach_raw_tracepoint(skel->progs.tt_budget, "sys_enter");
+	if (!link) {
+		snprintf(err, len, "cannot attach to raw tracepoint sys_enter: %s", strerror(errno));
+		goto out;
+	}
+	t0 = now_s();
+	end = t0 + o->seconds;
+	signals_doing("counting events for %d s", o->seconds);
+	while (!signals_interrupted() && now_s() < end)
+		usleep(20000);
+	bpf_link__destroy(link);
+	link = NULL;
+	r->seconds = now_s() - t0;
+	signals_doing(NULL);
+	if (signals_interrupted()) {
+		ret = 128 + signals_interrupted();
+		goto out;
+	}
+	read_counts(skel, r);
+	if (stats_fd >= 0)
+		self_cost(skel, r, 0, 0);
+	ret = 0;
+out:
+	bpf_link__destroy(link);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	budget_bpf__destroy(skel);
+	return ret;
+}

@@ -1,0 +1,214 @@
+/* `tracetax budget`: rates, costs, shares, verdicts, and -w cmd:'s checks. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output/budget.h"
+
+static void rate_str(char *buf, size_t len, double per_s)
+{
+	if (per_s >= 1e6)
+		snprintf(buf, len, "%.2fM", per_s / 1e6);
+	else if (per_s >= 1e3)
+		snprintf(buf, len, "%.1fk", per_s / 1e3);
+	else
+		snprintf(buf, len, "%.0f", per_s);
+}
+
+/* A share in %, with enough digits to show a small one. */
+static void pct_str(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 10)
+		snprintf(buf, len, "%.1f%%", v);
+	else if (fabs(v) >= 0.1)
+		snprintf(buf, len, "%.2f%%", v);
+	else
+		snprintf(buf, len, "%.4f%%", v);
+}
+
+void output_budget_verdict(const struct budget *b, const struct budget_tracer *t, char *buf,
+			   size_t len)
+{
+	const struct budget_rates *r = &b->rates;
+	char rate[32], s[32], lo[32], hi[32];
+	size_t n;
+
+	rate_str(rate, sizeof(rate), r->seconds > 0 ? (double)r->events / r->seconds : 0);
+	if (!t->cost.source[0]) {
+		snprintf(buf, len, "%s: no cost per event (%s); %s events/s would hook it", t->name,
+			 t->cost.reason, rate);
+		return;
+	}
+	pct_str(s, sizeof(s), t->share);
+	pct_str(lo, sizeof(lo), t->share_lo);
+	pct_str(hi, sizeof(hi), t->share_hi);
+	n = (size_t)snprintf(buf, len, "%s would cost %s %s of its CPU [%s, %s] at the current %s events/s",
+			     t->name, r->scope[0] && strcmp(r->scope, "the whole box") ?
+			     r->scope : "this box", s, lo, hi, rate);
+	/* who pays: a command's processes together (a loop's, a build's) */
+	if (n < len && r->ntop_comm && r->events > 0) {
+		const struct budget_proc *c = &r->top_comm[0];
+
+		n += (size_t)snprintf(buf + n, len - n, ", %s by %s (%d process%s, %.0f%% of the events)",
+				      2 * c->events > r->events ? "mostly paid" :
+				      "spread, the most paid", c->comm, c->pid, c->pid == 1 ? "" : "es",
+				      100.0 * (double)c->events / (double)r->events);
+	}
+	/* a share past the machine is not paid in CPU: the traced programs slow down instead */
+	if (n < len && t->share > 100)
+		n += (size_t)snprintf(buf + n, len - n, "; more than the box has: its programs would "
+				      "run slower instead, at this rate");
+	if (n < len && isfinite(t->consumer_share)) {
+		char c[32];
+
+		pct_str(c, sizeof(c), t->consumer_share);
+		snprintf(buf + n, len - n, "; its consumer adds %s", c);
+	}
+}
+
+static void print_rates(const struct budget_rates *r, FILE *f)
+{
+	char rate[32];
+
+	rate_str(rate, sizeof(rate), r->seconds > 0 ? (double)r->events / r->seconds : 0);
+	fprintf(f, "events: %s syscall entries (%s) in %.2f s on %d CPUs = %s/s\n",
+		r->target[0] ? r->target : "every", r->scope, r->seconds, r->cpus, rate);
+	fprintf(f, "  counted by one BPF program on raw_syscalls:sys_enter, %" PRId64 " events", r->events);
+	if (r->self_measured)
+		fprintf(f, "; its own program time %.0f ns/event over %" PRId64 " runs (BPF stats),"
+			" %.4f%% of the CPU\n", r->self_ns, r->self_runs,
+			100.0 * r->self_ns * (double)r->self_runs * 1e-9 / (r->seconds * r->cpus));
+	else
+		fprintf(f, "; its own cost not measured: %s\n", r->self_reason);
+	fprintf(f, "  per CPU:");
+	for (int k = 0; k < r->ncpu && k < r->cpus; k++) {
+		rate_str(rate, sizeof(rate), (double)r->per_cpu[k] / r->seconds);
+		fprintf(f, " cpu%d %s/s", k, rate);
+	}
+	fprintf(f, "\n  top syscalls:");
+	for (int k = 0; k < r->nnrs; k++)
+		fprintf(f, "%s %s %.0f%%", k ? "," : "", r->nrs[k].name,
+			100.0 * (double)r->nrs[k].events / (double)(r->events ? r->events : 1));
+	fprintf(f, "\n  top processes (of %d):", r->nprocs);
+	for (int k = 0; k < r->ntop; k++) {
+		rate_str(rate, sizeof(rate), (double)r->top[k].events / r->seconds);
+		fprintf(f, "%s %s[%d] %s/s", k ? "," : "", r->top[k].comm, r->top[k].pid, rate);
+	}
+	fprintf(f, "\n  top commands:");
+	for (int k = 0; k < r->ntop_comm; k++) {
+		rate_str(rate, sizeof(rate), (double)r->top_comm[k].events / r->seconds);
+		fprintf(f, "%s %s (%d) %s/s", k ? "," : "", r->top_comm[k].comm, r->top_comm[k].pid,
+			rate);
+	}
+	if (r->unnamed)
+		fprintf(f, ", %" PRId64 " events of processes past the table", r->unnamed);
+	fprintf(f, "\n\n");
+}
+
+static void print_costs(const struct budget *b, FILE *f)
+{
+	const struct budget_rates *r = &b->rates;
+	char rate[32], s[32], lo[32], hi[32];
+
+	rate_str(rate, sizeof(rate), r->seconds > 0 ? (double)r->events / r->seconds : 0);
+	fprintf(f, "%-18s %10s %26s %30s %s\n", "tracer", "events/s", "ns/event [95% CI]",
+		"CPU share [95% CI]", "cost from");
+	for (int i = 0; i < b->ntracers; i++) {
+		const struct budget_tracer *t = &b->tracers[i];
+		const struct budget_cost *c = &t->cost;
+		char ns[64], share[64], from[160];
+
+		if (!c->source[0]) {
+			fprintf(f, "%-18s %10s %26s %30s none: %s\n", t->name, rate, "-", "-", c->reason);
+			continue;
+		}
+		snprintf(ns, sizeof(ns), "%.0f [%.0f, %.0f]", c->ns, c->lo, c->hi);
+		pct_str(s, sizeof(s), t->share);
+		pct_str(lo, sizeof(lo), t->share_lo);
+		pct_str(hi, sizeof(hi), t->share_hi);
+		snprintf(share, sizeof(share), "%s [%s, %s]", s, lo, hi);
+		if (c->run_id)
+			snprintf(from, sizeof(from), "%s run %" PRId64 " (%s), %s, %d reps", c->source,
+				 c->run_id, c->started, c->workload, c->reps);
+		else
+			snprintf(from, sizeof(from), "%s now, %s, %d reps", c->source, c->workload, c->reps);
+		fprintf(f, "%-18s %10s %26s %30s %s\n", t->name, rate, ns, share, from);
+	}
+	fprintf(f, "\nper CPU (%% of that CPU, at that CPU's cost when measured there) and per"
+		" process (%% of the box):\n");
+	for (int i = 0; i < b->ntracers; i++) {
+		const struct budget_tracer *t = &b->tracers[i];
+
+		if (!t->cost.source[0])
+			continue;
+		fprintf(f, "  %-16s", t->name);
+		for (int k = 0; k < r->ncpu && k < r->cpus; k++) {
+			pct_str(s, sizeof(s), t->cpu_share[k]);
+			fprintf(f, " cpu%d %s", k, s);
+		}
+		fprintf(f, " |");
+		for (int k = 0; k < r->ntop && k < 3; k++) {
+			pct_str(s, sizeof(s), t->proc_share[k]);
+			fprintf(f, " %s %s", r->top[k].comm, s);
+		}
+		if (t->per_cpu_weighted) {
+			fprintf(f, " | ns/event per CPU:");
+			for (int k = 0; k < t->cost.ncpu; k++)
+				if (isfinite(t->cost.cpu_ns[k]))
+					fprintf(f, " cpu%d %.0f [%.0f, %.0f]", k, t->cost.cpu_ns[k],
+						t->cost.cpu_lo[k], t->cost.cpu_hi[k]);
+		}
+		if (isfinite(t->consumer_share)) {
+			pct_str(s, sizeof(s), t->consumer_share);
+			fprintf(f, " | consumer %s", s);
+		} else if (t->cost.tool) {
+			fprintf(f, " | the tool's own process: not measured");
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void print_checks(const struct budget *b, FILE *f)
+{
+	if (!b->nchecks)
+		return;
+	fprintf(f, "\npredicted against measured (a run of the command, events x ns/event):\n");
+	fprintf(f, "%-14s %-28s %9s %9s %24s %24s %9s\n", "tracer", "command", "events",
+		"base ms", "predicted +% [CI]", "measured +% [CI]", "error");
+	for (int i = 0; i < b->nchecks; i++) {
+		const struct budget_check *k = &b->checks[i];
+		char cmd[29], p[48], m[48], e[24];
+
+		snprintf(cmd, sizeof(cmd), "%s", k->command);
+		if (strcmp(k->status, "ok")) {
+			fprintf(f, "%-14s %-28s %s: %s\n", k->tracer, cmd, k->status, k->reason);
+			continue;
+		}
+		snprintf(p, sizeof(p), isfinite(k->pred_pct) ? "%.1f [%.1f, %.1f]" : "-",
+			 k->pred_pct, k->pred_pct_lo, k->pred_pct_hi);
+		snprintf(m, sizeof(m), "%.1f [%.1f, %.1f]", k->meas_pct, k->meas_pct_lo,
+			 k->meas_pct_hi);
+		snprintf(e, sizeof(e), isfinite(k->error_pct) ? "%+.0f%%%s" : "-", k->error_pct,
+			 k->within ? "" : "*");
+		fprintf(f, "%-14s %-28s %9" PRId64 " %9.2f %24s %24s %9s\n", k->tracer, cmd,
+			k->events_per_run, k->base_ms, p, m, e);
+	}
+	fprintf(f, "  error: (predicted - measured) / measured per event; *: the two CIs do not overlap\n");
+}
+
+void output_budget(const struct budget *b, FILE *f)
+{
+	char v[768];
+
+	print_rates(&b->rates, f);
+	print_costs(b, f);
+	print_checks(b, f);
+	fprintf(f, "\n");
+	for (int i = 0; i < b->ntracers; i++) {
+		output_budget_verdict(b, &b->tracers[i], v, sizeof(v));
+		fprintf(f, "%s\n", v);
+	}
+}

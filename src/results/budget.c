@@ -1,0 +1,103 @@
+/* budget.h: what rates x cost predict, and a prediction against a measured cell. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "results/budget.h"
+
+/* % of the machine's CPU that @events in the window cost at @ns each. */
+static double pct(const struct budget_rates *r, double events, double ns)
+{
+	if (r->seconds <= 0 || r->cpus <= 0)
+		return NAN;
+	return 100.0 * events * ns * 1e-9 / (r->seconds * r->cpus);
+}
+
+/* CPU @k's cost per event: its own when measured there, else the cell's. */
+static void cpu_cost(const struct budget_cost *c, int k, double *ns, double *lo, double *hi)
+{
+	bool own = k < c->ncpu && isfinite(c->cpu_ns[k]) && isfinite(c->cpu_lo[k]);
+
+	*ns = own ? c->cpu_ns[k] : c->ns;
+	*lo = own ? c->cpu_lo[k] : c->lo;
+	*hi = own ? c->cpu_hi[k] : c->hi;
+}
+
+void budget_finish(struct budget *b)
+{
+	const struct budget_rates *r = &b->rates;
+
+	for (int i = 0; i < b->ntracers; i++) {
+		struct budget_tracer *t = &b->tracers[i];
+		const struct budget_cost *c = &t->cost;
+		bool have = c->source[0] != '\0';
+		double ns = 0, lo = 0, hi = 0, weighted = 0;
+
+		/*
+		 * Each CPU's events at that CPU's cost; the interval adds the ends
+		 * (conservative: the CPUs' errors are not assumed to cancel).
+		 */
+		for (int k = 0; have && k < r->ncpu; k++) {
+			double n, l, h;
+
+			cpu_cost(c, k, &n, &l, &h);
+			ns += (double)r->per_cpu[k] * n;
+			lo += (double)r->per_cpu[k] * l;
+			hi += (double)r->per_cpu[k] * h;
+			/* % of that one CPU: its events over its own time */
+			t->cpu_share[k] = pct(r, (double)r->per_cpu[k], n) * r->cpus;
+			weighted += k < c->ncpu && isfinite(c->cpu_ns[k]) ? (double)r->per_cpu[k] : 0;
+		}
+		for (int k = 0; !have && k < r->ncpu; k++)
+			t->cpu_share[k] = NAN;
+		t->share = have ? pct(r, 1, ns) : NAN;
+		t->share_lo = have ? pct(r, 1, lo) : NAN;
+		t->share_hi = have ? pct(r, 1, hi) : NAN;
+		t->per_cpu_weighted = have && weighted > 0;
+		/* the mean cost per event the shares imply */
+		t->ns_weighted = have && r->events ? ns / (double)r->events : NAN;
+		for (int k = 0; k < r->ntop; k++)
+			t->proc_share[k] = have ? pct(r, (double)r->top[k].events, t->ns_weighted) : NAN;
+		t->consumer_share = have && c->consumer_ns > 0 ?
+			pct(r, (double)r->events, c->consumer_ns) : NAN;
+	}
+}
+
+void budget_check_fill(struct budget_check *k, const struct budget_cost *cost,
+		       const struct cell *c)
+{
+	double run_ns;
+
+	snprintf(k->status, sizeof(k->status), "%s",
+		 c->status == CELL_OK ? "ok" : c->status == CELL_SKIPPED ? "skipped" : "failed");
+	snprintf(k->reason, sizeof(k->reason), "%s", c->reason);
+	k->events_per_run = c->cmd.events_per_run;
+	k->pred_ns = cost->ns;
+	k->pred_lo = cost->lo;
+	k->pred_hi = cost->hi;
+	k->meas_ns = k->meas_lo = k->meas_hi = NAN;
+	k->pred_pct = k->pred_pct_lo = k->pred_pct_hi = NAN;
+	k->meas_pct = k->meas_pct_lo = k->meas_pct_hi = NAN;
+	k->error_pct = NAN;
+	k->base_ms = NAN;
+	k->within = false;
+	if (c->status != CELL_OK || c->cmd.events_per_run <= 0)
+		return;
+	/* the cell's ns/op are per event: a run is events_per_run of them */
+	run_ns = c->base.mean * (double)c->cmd.events_per_run;
+	k->base_ms = run_ns / 1e6;
+	k->meas_ns = c->overhead.mean;
+	k->meas_lo = c->overhead.ci95[0];
+	k->meas_hi = c->overhead.ci95[1];
+	k->meas_pct = 100.0 * (c->slowdown - 1.0);
+	k->meas_pct_lo = 100.0 * (c->slowdown_ci95[0] - 1.0);
+	k->meas_pct_hi = 100.0 * (c->slowdown_ci95[1] - 1.0);
+	if (!cost->source[0] || c->base.mean <= 0)
+		return;
+	k->pred_pct = 100.0 * cost->ns / c->base.mean;
+	k->pred_pct_lo = 100.0 * cost->lo / c->base.mean;
+	k->pred_pct_hi = 100.0 * cost->hi / c->base.mean;
+	if (k->meas_ns != 0)
+		k->error_pct = 100.0 * (k->pred_ns - k->meas_ns) / fabs(k->meas_ns);
+	k->within = k->pred_hi >= k->meas_lo && k->pred_lo <= k->meas_hi;
+}

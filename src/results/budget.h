@@ -1,0 +1,120 @@
+/*
+ * `tracetax budget`'s model (data only): the event rates counted on the
+ * box (measure/rates.c), each tracer's cost per event (from the store or
+ * measured), what they predict (budget.c here), and, with -w cmd:, the
+ * prediction checked against a measured run.
+ */
+#ifndef TRACETAX_BUDGET_H
+#define TRACETAX_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "results/results.h"
+
+#define BUDGET_MAX_CPUS 64
+#define BUDGET_TOP_PROCS 5
+#define BUDGET_TOP_NRS 8
+#define BUDGET_MAX_TRACERS 16
+#define BUDGET_MAX_CHECKS 64
+
+struct budget_proc {
+	int pid;
+	char comm[16];
+	int64_t events;
+};
+
+struct budget_nr {
+	long nr;                  /* -1: numbers past the counter's table */
+	char name[32];
+	int64_t events;
+};
+
+/* What the counter saw during the window. */
+struct budget_rates {
+	double seconds;           /* the window, measured */
+	int cpus;                 /* CPUs online: the machine's CPU is cpus x seconds */
+	char scope[320];          /* "the whole box", "pid 12 (postgres)", "cgroup PATH" */
+	char target[64];          /* the syscall counted; "" every syscall */
+	int64_t events;
+	int ncpu;                 /* entries of per_cpu */
+	int64_t per_cpu[BUDGET_MAX_CPUS];
+	struct budget_proc top[BUDGET_TOP_PROCS];
+	int ntop;
+	/* the same by command name: pid is then the number of processes */
+	struct budget_proc top_comm[BUDGET_TOP_PROCS];
+	int ntop_comm;
+	int nprocs;               /* distinct processes seen */
+	int64_t unnamed;          /* events of processes the table had no room for */
+	struct budget_nr nrs[BUDGET_TOP_NRS];
+	int nnrs;
+	/* the counter's own program time (BPF stats over the window) */
+	bool self_measured;
+	char self_reason[200];
+	int64_t self_runs;
+	double self_ns;           /* run_time_ns / run_cnt */
+};
+
+/* A tracer's cost per event, and where it comes from. */
+struct budget_cost {
+	char source[16];          /* "store", "measured", "" (none) */
+	char reason[256];         /* why none */
+	int64_t run_id;           /* the store's run; 0: not stored */
+	char started[32];
+	char workload[64];
+	int reps;
+	int64_t events;           /* the cell's traced events */
+	double ns, lo, hi;        /* ns per event and its 95% CI */
+	double consumer_ns;       /* our reader's or supervisor's CPU per event; 0: none */
+	bool tool;                /* an external tool: its own process's CPU is not measured */
+	/* per CPU, when measured with --placement rotate: NaN where not measured */
+	int ncpu;
+	double cpu_ns[BUDGET_MAX_CPUS], cpu_lo[BUDGET_MAX_CPUS], cpu_hi[BUDGET_MAX_CPUS];
+};
+
+struct budget_tracer {
+	char name[256];
+	struct budget_cost cost;
+	/* predicted, from rates x cost: % of the machine's CPU */
+	double share, share_lo, share_hi;
+	double cpu_share[BUDGET_MAX_CPUS];   /* % of each CPU */
+	double proc_share[BUDGET_TOP_PROCS]; /* % of the machine, paid by top[i] */
+	double consumer_share;               /* % of the machine; NaN: none or unknown */
+	bool per_cpu_weighted;               /* each CPU's events at its own cost */
+	char verdict[768];                   /* the line in words (output_budget_verdict) */
+	double ns_weighted;                  /* the cost per event the share implies */
+};
+
+/* -w cmd: one tracer on one command, predicted against measured. */
+struct budget_check {
+	char tracer[256];
+	char command[256];
+	char status[16];          /* "ok", or the cell's "skipped"/"failed" */
+	char reason[256];
+	int64_t events_per_run;
+	double base_ms;           /* a run untraced, the cell's baseline */
+	double pred_ns, pred_lo, pred_hi;     /* per event: the cost */
+	double meas_ns, meas_lo, meas_hi;     /* per event: the cmd: cell's overhead */
+	double pred_pct, pred_pct_lo, pred_pct_hi;  /* slowdown, % of a run */
+	double meas_pct, meas_pct_lo, meas_pct_hi;
+	double error_pct;         /* (predicted - measured) / measured, % */
+	bool within;              /* the prediction's CI overlaps the measured one */
+};
+
+struct budget {
+	struct environment env;
+	struct budget_rates rates;
+	int max_age_h;            /* how old a stored cost may be */
+	struct budget_tracer tracers[BUDGET_MAX_TRACERS];
+	int ntracers;
+	struct budget_check checks[BUDGET_MAX_CHECKS];
+	int nchecks;
+};
+
+/* The shares from the rates and each tracer's cost (NaN where there is no cost). */
+void budget_finish(struct budget *b);
+/* The check's predicted and measured figures from @cost and the cmd: cell @c. */
+void budget_check_fill(struct budget_check *k, const struct budget_cost *cost,
+		       const struct cell *c);
+
+#endif

@@ -1,0 +1,89 @@
+# tracetax budget: bad input is one line and exit 2 before anything is
+# counted; the rate counter counts a known program's events exactly (its
+# process, its CPU), the prediction on programs of exactly known events
+# (tt-getpid-n: N getpid; tt-syscall-mix: N getuid among close and stat)
+# is checked against the measured run with an error, the budget document
+# matches its schema, and no counter is left attached.
+. "$(dirname "$0")/lib.sh"
+need_root
+GN=$B/tests/tt-getpid-n
+MIX=$B/tests/tt-syscall-mix
+[ -x "$GN" ] && [ -x "$MIX" ] || fail "no $GN or $MIX: build them with make"
+available 'bpf:tp/count' | grep -q . || skip "bpf:tp/count is not available here"
+export TMPDIR=$TMP
+
+# bad input: one line, exit 2
+bad() {
+	"$TT" budget "$@" >"$TMP/bad.out" 2>&1
+	rc=$?
+	[ $rc = 2 ] || fail "budget $*: exit $rc, want 2: $(cat "$TMP/bad.out")"
+	[ "$(wc -l <"$TMP/bad.out")" = 1 ] || fail "budget $*: not one line: $(cat "$TMP/bad.out")"
+	grep -q "$WANT" "$TMP/bad.out" || fail "budget $*: want '$WANT': $(cat "$TMP/bad.out")"
+}
+# a pid that is surely gone: one we started and reaped
+sh -c 'exit 0' & gone=$!; wait $gone
+WANT="no process '$gone' (--pid)" bad -t bpf:tp/count --pid $gone
+WANT="no cgroup '/sys/fs/cgroup/tt-no-such' (--cgroup)" bad -t bpf:tp/count --cgroup /sys/fs/cgroup/tt-no-such
+WANT="invalid --for '0'" bad -t bpf:tp/count --for 0
+WANT="which tracers" bad --for 1
+WANT="unknown tracer" bad -t no-such-tracer
+WANT="unknown syscall 'nope'" bad -t bpf:tp/count --target nope
+WANT="cmd:'COMMAND' workloads only" bad -t bpf:tp/count -w getpid
+
+progs_before=$(bpftool prog show 2>/dev/null | grep -c tt_budget)
+
+# the counter on one process: exactly its getuid calls, while it runs
+# (long enough to outlast a wait for the lock: killed once counted)
+"$MIX" 2000000000 & mix=$!
+"$TT" budget -q -t bpf:tp/count --pid $mix --target getuid --for 1 --no-store \
+	--json "$TMP/pid.json" >"$TMP/pid.out" 2>&1
+rc=$?
+kill $mix 2>/dev/null; wait $mix 2>/dev/null
+[ $rc = 0 ] || fail "budget --pid: exit $rc: $(cat "$TMP/pid.out")"
+python3 tests/validate_json.py "$TMP/pid.json" docs/schema.json || fail "pid.json: schema"
+python3 - "$TMP/pid.json" $mix <<'PY' || exit 1
+import json, sys
+d, pid = json.load(open(sys.argv[1])), int(sys.argv[2])
+r = d["rates"]
+assert r["events"] > 1000, "the mix's getuid calls were not counted: %r" % r["events"]
+assert [p["pid"] for p in r["top_processes"]] == [pid], r["top_processes"]
+assert sum(c["events"] for c in r["per_cpu"]) == r["events"], r["per_cpu"]
+assert [s["syscall"] for s in r["top_syscalls"]] == ["getuid"], r["top_syscalls"]
+PY
+
+# prediction on programs of known events: exactly N events per run
+N=200000
+for spec in "getpid|$GN $N|$N" "getuid|$MIX $((N / 2))|$((N / 2))"; do
+	target=${spec%%|*}; rest=${spec#*|}; cmd=${rest%|*}; want=${rest#*|}
+	"$TT" budget -q -t bpf:tp/count --target $target --for 1 -w "cmd:'$cmd'" --reps 4 \
+		--run-ms 50 --store "$TMP/store.db" --json "$TMP/b.json" >"$TMP/b.out" 2>&1
+	rc=$?
+	[ $rc = 0 ] || fail "budget -w cmd:'$cmd': exit $rc: $(cat "$TMP/b.out")"
+	python3 tests/validate_json.py "$TMP/b.json" docs/schema.json ||
+		fail "the budget document does not match docs/schema.json's budget"
+	grep -q "predicted against measured" "$TMP/b.out" || fail "no check table: $(cat "$TMP/b.out")"
+	grep -q "would cost" "$TMP/b.out" || fail "no verdict line: $(cat "$TMP/b.out")"
+	python3 - "$TMP/b.json" "$want" <<'PY' || exit 1
+import json, math, sys
+d, want = json.load(open(sys.argv[1])), int(sys.argv[2])
+t = d["tracers"][0]
+assert t["cost"]["source"] == "measured", t["cost"]
+[k] = d["checks"]
+assert k["status"] == "ok", k
+assert k["events_per_run"] == want, "events per run %d, want %d" % (k["events_per_run"], want)
+p, m = k["predicted"]["ns_per_event"], k["measured"]["ns_per_event"]
+assert p > 0 and math.isfinite(k["error_pct"]), k
+# the same kind of event, a hook's fixed cost: within a factor of 4 (timings as ratios)
+assert m > 0 and 0.25 < p / m < 4, "predicted %.0f ns, measured %.0f ns per event" % (p, m)
+PY
+done
+
+# stored: the report has a budget section with both budgets' verdicts
+"$TT" report --store "$TMP/store.db" -o "$TMP/r.html" >"$TMP/r.out" 2>&1 ||
+	fail "report: $(cat "$TMP/r.out")"
+grep -q "<h2>Budgets" "$TMP/r.html" || fail "the report has no budget section"
+[ "$(grep -c '<li>bpf:tp/count would cost' "$TMP/r.html")" = 2 ] || fail "want 2 budgets' verdicts in the report"
+
+progs_after=$(bpftool prog show 2>/dev/null | grep -c tt_budget)
+[ "$progs_after" = "$progs_before" ] || fail "a rate counter is left loaded"
+exit 0
