@@ -123,23 +123,39 @@ void cmd_load_run(const char *spec, const char *store_opt, struct doc *d)
 		die_usage("%s", err);
 }
 
+/*
+ * A store the user named (--store, TRACETAX_DB) that cannot record costs
+ * the run its exit code (1); the default one, which a user who never asked
+ * for a store may not be able to have (no HOME, HOME=/nonexistent), costs
+ * one warning: the measurement decides the exit code.
+ */
+static int record_failed(bool named, const char *what, const char *err)
+{
+	if (named)
+		return error("%s%s", what, err);
+	warning("%s%s (the default store; --store PATH or TRACETAX_DB names one)", what, err);
+	return 0;
+}
+
 int cmd_record_run(const char *store_opt, const struct results *r, bool quiet)
 {
 	char path[4096], err[512], *doc, host[32];
+	const char *env = getenv("TRACETAX_DB");
+	bool named = store_opt || (env && *env);
 	struct store *s;
 	int64_t id;
 	int ret;
 
 	if (store_path(store_opt, path, sizeof(path), err, sizeof(err)))
-		return error("cannot record the run: %s", err);
+		return record_failed(named, "cannot record the run: ", err);
 	s = store_open(path, true, err, sizeof(err));
 	if (!s)
-		return error("cannot record the run: %s", err);
+		return record_failed(named, "cannot record the run: ", err);
 	doc = output_json_string(r);
 	host_id(host, sizeof(host));
 	ret = store_record(s, r, doc, host, &id, err, sizeof(err));
 	if (ret)
-		error("%s", err);
+		ret = record_failed(named, "", err);
 	else if (!quiet)
 		fprintf(stderr, "recorded as run %lld in '%s' (tracetax show %lld)\n", (long long)id,
 			store_name(s), (long long)id);
