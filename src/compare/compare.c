@@ -12,13 +12,6 @@
 #include "results/stats_rounds.h"
 #include "base/util.h"
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 /*
  * One resample's mean, moved away from the sample's mean by sqrt(n/(n-1)):
  * a resampled mean varies (n-1)/n as much as the mean itself (the
@@ -62,7 +55,7 @@ void compare_bootstrap_diff(const double *a, size_t na, const double *b, size_t 
 		below += d[i] <= 0;
 		above += d[i] >= 0;
 	}
-	qsort(d, B, sizeof(*d), cmp_double);
+	qsort(d, B, sizeof(*d), stats_cmp_double);
 	ci[0] = stats_quantile(d, B, (1 - level) / 2);
 	ci[1] = stats_quantile(d, B, (1 + level) / 2);
 	/* +1: a Monte Carlo p is never 0 (Davison & Hinkley 1997, 4.2.3) */
@@ -74,7 +67,7 @@ struct ranked { double v; bool from_b; };
 
 static int cmp_ranked(const void *x, const void *y)
 {
-	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
+	return stats_cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
 }
 
 /*
@@ -155,7 +148,7 @@ struct indexed { double p; size_t i; };
 
 static int cmp_indexed(const void *x, const void *y)
 {
-	return cmp_double(&((const struct indexed *)x)->p, &((const struct indexed *)y)->p);
+	return stats_cmp_double(&((const struct indexed *)x)->p, &((const struct indexed *)y)->p);
 }
 
 /* The k-th smallest of n is held to alpha / (n - k): adjusted, (n - k) p, kept monotone. */

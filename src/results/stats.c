@@ -22,7 +22,6 @@
 #define STATS_BOOTSTRAP_B 10000
 
 static double *copy_sorted(const double *x, size_t n);
-static int cmp_double(const void *a, const void *b);
 
 /*
  * Shifted by x[0]: ns/op samples are large and close together, so summing
@@ -351,7 +350,7 @@ void stats_bootstrap_median_ci(const double *x, size_t n, unsigned B, uint64_t s
 	rng_seed(&rng, seed);
 	for (unsigned b = 0; b < B; b++)
 		medians[b] = resample_median(s, n, count, &rng);
-	qsort(medians, B, sizeof(*medians), cmp_double);
+	qsort(medians, B, sizeof(*medians), stats_cmp_double);
 	ci[0] = quantile_sorted(medians, B, 0.025);
 	ci[1] = quantile_sorted(medians, B, 0.975);
 	free(s);
@@ -377,10 +376,17 @@ void stats_summarize(const double *x, size_t n, uint64_t seed, struct summary *s
 	stats_bootstrap_median_ci(x, n, STATS_BOOTSTRAP_B, seed, s->median_ci95);
 }
 
-static int cmp_double(const void *a, const void *b)
+/*
+ * A total order for qsort: (x > y) - (x < y) calls NaN equal to everything,
+ * which is no order at all, and qsort may then scramble the finite values
+ * around it. NaN sorts last, after +inf.
+ */
+int stats_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
 	return (x > y) - (x < y);
 }
 
@@ -391,7 +397,7 @@ static double *copy_sorted(const double *x, size_t n)
 	if (!s)
 		die("out of memory");
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), stats_cmp_double);
 	return s;
 }
 

@@ -54,4 +54,7 @@ uint64_t rng_below(struct tt_rng *r, uint64_t n);
 double rng_uniform(struct tt_rng *r);                  /* [0, 1), 53 bits */
 double rng_normal(struct tt_rng *r);                   /* standard normal */
 
+/* qsort's comparison of doubles: a total order, NaN last. */
+int stats_cmp_double(const void *a, const void *b);
+
 #endif

@@ -3,6 +3,7 @@
  * cross-checked with python3's statistics module where it has the function).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -729,9 +730,25 @@ static void test_t_upper_welch(void **state)
 	assert_true(isnan(ci[0]) && isnan(p));
 }
 
+/* qsort with NaN among the values: the finite ones in order, NaN last. */
+static void test_cmp_double_nan(void **state)
+{
+	double v[] = { 3, NAN, 1, INFINITY, -2, NAN, 0.5, 2, NAN, -INFINITY, 7, 1 };
+	const double want[] = { -INFINITY, -2, 0.5, 1, 1, 2, 3, 7, INFINITY };
+	size_t n = sizeof(v) / sizeof(v[0]);
+
+	(void)state;
+	qsort(v, n, sizeof(v[0]), stats_cmp_double);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_true(v[i] == want[i]);
+	for (size_t i = sizeof(want) / sizeof(want[0]); i < n; i++)
+		assert_true(isnan(v[i]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cmp_double_nan),
 		cmocka_unit_test(test_mean_stddev),
 		cmocka_unit_test(test_mean_exact_for_constant),
 		cmocka_unit_test(test_quantile_type7),
