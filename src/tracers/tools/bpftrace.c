@@ -98,13 +98,13 @@ static int filter_supported(const struct tracer *t, char *reason, size_t len)
 }
 
 static const struct tool_spec bt_plain = {
-	.prog = "bpftrace", .mode = TOOL_ATTACH, .ready = "^" READY_LINE "$",
+	.prog = "bpftrace", .package = "bpftrace", .mode = TOOL_ATTACH, .ready = "^" READY_LINE "$",
 	.harmless = "RLIMIT_MEMLOCK|^Attaching [0-9]+ probes", .detach_signal = SIGINT,
 	.kind = BT_COUNT, .args = bt_args, .count = bt_count, .supported = bt_supported,
 };
 
 static const struct tool_spec bt_filter = {
-	.prog = "bpftrace", .mode = TOOL_ATTACH, .ready = "^" READY_LINE "$",
+	.prog = "bpftrace", .package = "bpftrace", .mode = TOOL_ATTACH, .ready = "^" READY_LINE "$",
 	.harmless = "RLIMIT_MEMLOCK|^Attaching [0-9]+ probes", .detach_signal = SIGINT,
 	.kind = BT_FILTER, .args = bt_args, .count = bt_count, .supported = filter_supported,
 };

@@ -78,7 +78,7 @@ static int lt_supported(const struct tracer *t, char *reason, size_t len)
 }
 
 static const struct tool_spec ltrace_spec = {
-	.prog = "ltrace", .mode = TOOL_WRAP, .args = lt_args, .count = lt_count,
+	.prog = "ltrace", .package = "ltrace", .mode = TOOL_WRAP, .args = lt_args, .count = lt_count,
 	.supported = lt_supported,
 };
 

@@ -46,7 +46,7 @@
 #define SUBBUFS 4
 #define COUNT_MS 120000
 
-static const struct tool_spec sessiond_spec = { .prog = "lttng-sessiond" };
+static const struct tool_spec sessiond_spec = { .prog = "lttng-sessiond", .package = "lttng-tools" };
 
 /* The provider sits next to tracetax-load (or next to us, for `tracetax list`). */
 static int provider_path(const struct tracer *t, char out[PATH_MAX])
@@ -71,12 +71,13 @@ static int provider_path(const struct tracer *t, char out[PATH_MAX])
 static int lt_supported(const struct tracer *t, char *reason, size_t len)
 {
 	static const char *const progs[] = { "lttng", "lttng-sessiond", "babeltrace2" };
+	static const char *const packages[] = { "lttng-tools", "lttng-tools", "babeltrace2" };
 	char path[PATH_MAX];
 	pid_t other;
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		if (path_which(progs[i], path, sizeof(path))) {
-			snprintf(reason, len, "'%s' is not installed (not in PATH)", progs[i]);
+			tool_missing(reason, len, progs[i], packages[i]);
 			return TT_SKIP;
 		}
 	}

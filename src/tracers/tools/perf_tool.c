@@ -195,12 +195,12 @@ static int perf_tp_allowed(const struct tracer *t, char *reason, size_t len)
 }
 
 static const struct tool_spec perf_trace = {
-	.prog = "perf", .mode = TOOL_WRAP, .args = trace_args, .count = trace_count,
+	.prog = "perf", .package = "linux-perf", .mode = TOOL_WRAP, .args = trace_args, .count = trace_count,
 	.supported = perf_tp_allowed,
 };
 
 static const struct tool_spec perf_record = {
-	.prog = "perf", .mode = TOOL_WRAP, .args = record_args, .count = record_count,
+	.prog = "perf", .package = "linux-perf", .mode = TOOL_WRAP, .args = record_args, .count = record_count,
 	.supported = perf_tp_allowed,
 };
 

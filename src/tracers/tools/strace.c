@@ -157,18 +157,18 @@ static int attach_supported(const struct tracer *t, char *reason, size_t len)
 #define STRACE_HARMLESS "^Try '.*' for more information|Process [0-9]+ (attached|detached)"
 
 static const struct tool_spec strace_file = {
-	.prog = "strace", .mode = TOOL_WRAP, .kind = STRACE_PTRACE, .harmless = STRACE_HARMLESS,
+	.prog = "strace", .package = "strace", .mode = TOOL_WRAP, .kind = STRACE_PTRACE, .harmless = STRACE_HARMLESS,
 	.args = args_file, .count = count_file, .supported = wrap_supported,
 };
 
 static const struct tool_spec strace_seccomp = {
-	.prog = "strace", .mode = TOOL_WRAP, .kind = STRACE_SECCOMP, .harmless = STRACE_HARMLESS,
+	.prog = "strace", .package = "strace", .mode = TOOL_WRAP, .kind = STRACE_SECCOMP, .harmless = STRACE_HARMLESS,
 	.args = args_file, .count = count_file, .supported = seccomp_supported,
 };
 
 static const struct tool_spec strace_count = {
 	/* it leaves by itself once the workload is gone: no signal */
-	.prog = "strace", .mode = TOOL_ATTACH, .ready = "strace: Process [0-9]+ attached",
+	.prog = "strace", .package = "strace", .mode = TOOL_ATTACH, .ready = "strace: Process [0-9]+ attached",
 	.harmless = STRACE_HARMLESS,
 	.args = args_count, .count = count_table, .supported = attach_supported,
 };

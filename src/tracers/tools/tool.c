@@ -26,13 +26,21 @@ static const struct tool_spec *spec_of(const struct tracer *t)
 	return tl ? tl->spec : t->ops->data;
 }
 
+void tool_missing(char *reason, size_t len, const char *prog, const char *package)
+{
+	if (package)
+		snprintf(reason, len, "'%s' is not installed (Debian package '%s')", prog, package);
+	else
+		snprintf(reason, len, "'%s' is not installed (not in PATH)", prog);
+}
+
 int tool_supported(const struct tracer *t, char *reason, size_t len)
 {
 	const struct tool_spec *spec = spec_of(t);
 	char path[PATH_MAX];
 
 	if (path_which(spec->prog, path, sizeof(path))) {
-		snprintf(reason, len, "'%s' is not installed (not in PATH)", spec->prog);
+		tool_missing(reason, len, spec->prog, spec->package);
 		return TT_SKIP;
 	}
 	return spec->supported ? spec->supported(t, reason, len) : TT_OK;
@@ -54,8 +62,12 @@ int tool_setup_spec(struct tracer *t, const struct tool_spec *spec)
 	tl->pidfd = tl->out_fd = tl->err_fd = -1;
 	tl->status = -1;
 	t->priv = tl;
-	if (path_which(spec->prog, tl->path, sizeof(tl->path)))
-		return tracer_skip(t, "'%s' is not installed (not in PATH)", spec->prog);
+	if (path_which(spec->prog, tl->path, sizeof(tl->path))) {
+		char why[256];
+
+		tool_missing(why, sizeof(why), spec->prog, spec->package);
+		return tracer_skip(t, "%s", why);
+	}
 	if (tool_dir_create(tl, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	return TT_OK;

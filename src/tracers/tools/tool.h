@@ -49,6 +49,7 @@ enum tool_mode { TOOL_WRAP, TOOL_ATTACH };
 /* What one tool is (tracer_ops.data of its tracers). */
 struct tool_spec {
 	const char *prog;        /* looked up in PATH */
+	const char *package;     /* the Debian package that has it, named when it is missing */
 	enum tool_mode mode;
 	const char *ready;       /* attach: an ERE its stdout or stderr matches once attached;
 	                            NULL: attached if still running after TOOL_GRACE_MS */
@@ -79,6 +80,8 @@ struct tool {
 };
 
 /* The generic ops: a tool file's ops take these, with .data = its spec. */
+/* "'strace' is not installed (Debian package 'strace')" into @reason; @package may be NULL. */
+void tool_missing(char *reason, size_t len, const char *prog, const char *package);
 int tool_supported(const struct tracer *t, char *reason, size_t len);
 int tool_setup(struct tracer *t);
 /* tool_setup with a spec of the tracer's own (cmd:), which outlives the tool. */

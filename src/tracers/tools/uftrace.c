@@ -86,7 +86,7 @@ static int uf_count(struct tracer *t, struct tool *tl, struct tt_hits *out)
 }
 
 static const struct tool_spec uftrace_spec = {
-	.prog = "uftrace", .mode = TOOL_WRAP, .args = uf_args, .count = uf_count,
+	.prog = "uftrace", .package = "uftrace", .mode = TOOL_WRAP, .args = uf_args, .count = uf_count,
 };
 
 const struct tracer_ops tracer_uftrace = {
