@@ -112,7 +112,8 @@ static int ftrace_setup(struct tracer *t)
 	p->inst = tt_instance_setup(kb, t->err, sizeof(t->err));
 	if (!p->inst)
 		return TT_FAIL;
-	if (family_of(t)->filter_nr) {
+	/* no syscall named (a cmd: workload's every syscall): no filter */
+	if (family_of(t)->filter_nr && t->target) {
 		/*
 		 * The filter runs on every syscall of the workload: its cost is
 		 * part of what ftrace:raw measures. Events it rejects are
@@ -294,7 +295,8 @@ const struct tracer_ops tracer_ftrace_syscall = {
 
 const struct tracer_ops tracer_ftrace_raw = {
 	.name = "ftrace:raw",
-	.hooks = TT_HOOK_SYSCALL,
+	/* raw_syscalls:sys_enter is every syscall: a cmd: workload's events unfiltered */
+	.hooks = TT_HOOK_SYSCALL | TT_HOOK_ALLSYS,
 	.summary = "tracefs event raw_syscalls:sys_enter filtered on the target: no reader, "
 		   "or a reader per CPU on the mapped buffer",
 	.variants = raw_variants,
