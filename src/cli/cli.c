@@ -313,9 +313,10 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			a->m.seed = (uint64_t)v;
 			break;
 		case 'g':
-			/* a cell's target is a char[32] (plan.h, results.h) */
-			if (strlen(optarg) > 31)
-				FAIL("target '%s' is too long (31 characters at most)", optarg);
+			/* a cell's target is a char[128] (plan.h, results.h): past any
+			 * syscall or SYSTEM:EVENT name tracefs has */
+			if (strlen(optarg) > 127)
+				FAIL("target '%.40s...' is too long (127 characters at most)", optarg);
 			if (!tt_syscall_find(optarg) && !tt_tracepoint_split(optarg, NULL, 0, NULL, 0))
 				FAIL("unknown target syscall '%s' (see 'tracetax list'; a tracepoint "
 				     "is SYSTEM:EVENT)", optarg);
@@ -370,8 +371,9 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 
 			if (!ops)
 				return -1;
-			snprintf(a->explain, sizeof(a->explain), variant ? "%s/%s" : "%s", ops->name,
-				 variant);
+			free(a->explain);
+			if (asprintf(&a->explain, variant ? "%s/%s" : "%s", ops->name, variant) < 0)
+				die("out of memory");
 			break;
 		}
 		case 'L': a->m.latency = true; break;
@@ -432,7 +434,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		if (cli_add_tracers(a, "@mechanisms", err, errlen))
 			return -1;
 	}
-	if (a->explain[0] && !has_tracer(a, a->explain))
+	if (a->explain && !has_tracer(a, a->explain))
 		FAIL("--explain '%s' is not a tracer of the run (add it to -t)", a->explain);
 	return 0;
 }
@@ -451,4 +453,6 @@ void cli_release(struct run_args *a)
 	for (int i = 0; i < a->m.ntracers; i++)
 		free(a->m.tracers[i]);
 	a->m.ntracers = 0;
+	free(a->explain);
+	a->explain = NULL;
 }

@@ -26,7 +26,7 @@ struct run_args {
 	const char *csv_path;          /* --csv FILE */
 	const char *markdown_path;     /* --markdown FILE */
 	const char *prom_dir;          /* --prometheus-textfile DIR: DIR/tracetax.prom */
-	char explain[64];              /* --explain: a tracer of the run, full name; "" */
+	char *explain;                 /* --explain: a tracer of the run, full name; NULL */
 	const char *kernel;            /* --kernel: run the plan in a VM of this image */
 	const char *kernel_modules;    /* --kernel-modules: its modules' directory */
 	int argc;                      /* the command line parsed, for the VM's guest */

@@ -42,7 +42,7 @@ static void run_output(const struct run_args *a, const char *prom_path, const st
 
 	if (table)
 		output_table(r, table, cmd_want_colour(a->colour, fileno(table)));
-	if (table && a->explain[0])
+	if (table && a->explain)
 		output_explain(r, a->explain, table);
 	if (a->json_path && output_json_file(r, a->json_path))
 		*ret = exit_worst(*ret, EXIT_FAILED);

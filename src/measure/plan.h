@@ -59,7 +59,7 @@ struct workload;
 struct plan_cell {
 	char workload[256];
 	char tracer[256];            /* a cmd: template is long */
-	char target[32];          /* syscall hooked; "" when there is none */
+	char target[128];         /* syscall or tracepoint hooked; "" when there is none */
 	int threads;
 	char id[640];             /* "workload|tracer|threads|target": its identity */
 	uint64_t seed;            /* the cell's own stream: rep order, bootstrap */

@@ -134,7 +134,7 @@ struct cell {
 	/* what */
 	char workload[256];
 	char tracer[256];
-	char target[32];          /* syscall hooked; "" when the tracer hooks none */
+	char target[128];         /* syscall or tracepoint hooked; "" when the tracer hooks none */
 	char verified_syscall[32]; /* what the workload's ops made, seen by the kernel; "" */
 	int threads;
 	char id[640];             /* the plan's identity of the cell */
@@ -261,7 +261,7 @@ struct run_options {
 	int run_ms;
 	int64_t iterations;       /* 0: calibrate per cell */
 	uint64_t seed;
-	char target[32];          /* --target, "" for the workload's own syscall */
+	char target[128];         /* --target, "" for the workload's own syscall */
 	char tracer_cpu[8];       /* --tracer-cpu: same, other, any */
 	double precision;         /* --precision %, 0: fixed reps */
 	int max_time_s;           /* its budget */

@@ -53,7 +53,10 @@ static void test_cli(void **state)
 	char *ok[] = { "run", "-w", "tcp,tcp-rr", "--target", "tcp:tcp_probe", "--msg-size", "64", NULL };
 	char *def[] = { "run", NULL };
 	char *bad_tp[] = { "run", "--target", "tcp:", NULL };
-	char *too_long[] = { "run", "--target", "sock:a_name_far_too_long_for_a_cell", NULL };
+	/* a real tracepoint's name of 31 characters is not refused (issue 15, defect 9) */
+	char *long_ok[] = { "run", "--target", "syscalls:sys_enter_clock_gettime", NULL };
+	char too_long_name[200] = "sock:";
+	char *too_long[] = { "run", "--target", too_long_name, NULL };
 	char *bad_size[] = { "run", "--msg-size", "0", NULL };
 	struct run_args a;
 	char err[256];
@@ -70,6 +73,10 @@ static void test_cli(void **state)
 	assert_int_equal(parse(&a, err, 3, bad_tp), -1);
 	assert_non_null(strstr(err, "unknown target syscall 'tcp:'"));
 	cli_release(&a);
+	assert_int_equal(parse(&a, err, 3, long_ok), 0);
+	assert_string_equal(a.m.target, "syscalls:sys_enter_clock_gettime");
+	cli_release(&a);
+	memset(too_long_name + 5, 'x', 130);
 	assert_int_equal(parse(&a, err, 3, too_long), -1);
 	assert_non_null(strstr(err, "too long"));
 	cli_release(&a);
