@@ -58,7 +58,8 @@ for e in close-1000 getuid-buffer probe-pair stat-tools tcp-probes; do
 	"$TT" experiment run "$e" --reps 2 --run-ms 20 -n 20000 --json "$TMP/$e.json" \
 		>"$TMP/run.$e" 2>"$TMP/err.$e"
 	rc=$?
-	[ $rc = 0 ] || [ $rc = 1 ] || fail "experiment run $e: exit $rc: $(tail -3 "$TMP/err.$e")"
+	# a cell that fails is a failure here too; another tracer meanwhile (3) is not ours
+	[ $rc = 0 ] || [ $rc = 3 ] || fail "experiment run $e: exit $rc: $(tail -3 "$TMP/err.$e")"
 	nclaims=$(grep -c '^claim: ' "$TMP/show.$e")
 	python3 - "$TMP/run.$e" "$nclaims" "$e" <<'PY' || exit 1
 import sys
@@ -76,8 +77,19 @@ if not any(l.startswith("tracer ") or l.startswith("storage ") for l in out):
 PY
 	for j in "$TMP/$e.json"*; do
 		head -c1 "$j" | grep -q '{' || continue
-		python3 tests/validate_json.py "$j" >/dev/null 2>&1 ||
-			grep -q '"start_probe"' "$j" || fail "$e: document $j invalid"
+		if grep -q '"start_probe"' "$j"; then	# a pair's document: no schema of its own yet
+			python3 - "$j" <<'PY' || fail "$e: pair document $j invalid"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d.get("cells"), list) and d["cells"], "no cells"
+for c in d["cells"]:
+    assert c["status"] in ("ok", "skipped", "failed"), c["status"]
+    assert c["status"] == "ok" or c["reason"], "a cell not ok without a reason"
+    assert c["status"] != "ok" or c["paired"] <= c["events"], "more paired than events"
+PY
+		else
+			python3 tests/validate_json.py "$j" || fail "$e: document $j invalid"
+		fi
 	done
 done
 assert_clean
