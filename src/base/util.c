@@ -49,6 +49,25 @@ void debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void (*die_hook)(void *);
+static void *die_hook_arg;
+
+void die_hook_set(void (*fn)(void *arg), void *arg)
+{
+	die_hook = fn;
+	die_hook_arg = arg;
+}
+
+/* Once: a teardown that dies in turn must not run itself again. */
+static void run_die_hook(void)
+{
+	void (*fn)(void *) = die_hook;
+
+	die_hook = NULL;
+	if (fn)
+		fn(die_hook_arg);
+}
+
 noreturn void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -56,6 +75,7 @@ noreturn void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("fatal: ", fmt, ap);
 	va_end(ap);
+	run_die_hook();
 	exit(1);
 }
 
@@ -72,6 +92,7 @@ noreturn void die_usage(const char *fmt, ...)
 noreturn void bug_at(const char *file, int line, const char *msg)
 {
 	fprintf(stderr, "tracetax: BUG: %s:%d: %s\n", file, line, msg);
+	run_die_hook();
 	abort();
 }
 

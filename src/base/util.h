@@ -9,6 +9,12 @@
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * What die() and BUG() run before they exit, once (NULL: nothing): the
+ * runner tears down the cell whose tracer is set up, so that a fatal error
+ * deep inside a cell leaves no instance, probe or program behind.
+ */
+void die_hook_set(void (*fn)(void *arg), void *arg);
 /* Bad input: one line, exit 2. */
 noreturn void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define BUG(msg) bug_at(__FILE__, __LINE__, msg)

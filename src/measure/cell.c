@@ -364,6 +364,9 @@ int cell_rep(struct cell_ctx *x, int i)
 	uint64_t t0 = now_ns();
 	int ret = -1;
 
+	/* TRACETAX_FAULT=NAME@die: a fatal error inside a set-up cell (t_fault) */
+	if (tracer_fault(&x->t, "die"))
+		die("fault injected by TRACETAX_FAULT at die");
 	r.traced_first = plan_traced_first(x->pc, i);
 	r.round = x->round;
 	if (x->a->rotate)

@@ -190,6 +190,15 @@ static void finish_slot(struct rounds_run *rr, struct slot *s)
 	progress_line(rr->progress, rr->finished++, rr->p->n, c, rr->a->precision > 0);
 }
 
+/* die() inside a set-up cell (out of memory): its tracer torn down first. */
+static void teardown_on_die(void *arg)
+{
+	struct cell_ctx *x = arg;
+
+	cell_teardown(x);
+	cmdload_release(x);
+}
+
 /*
  * One visit of a cell in round @round: set up, @reps reps, and when it is
  * the cell's last (@last, or --precision reached) the runs that come after
@@ -215,6 +224,7 @@ static void visit(struct rounds_run *rr, struct slot *s, int round, int reps, bo
 	if (ok && cell_setup(x))
 		ok = false;
 	if (ok) {
+		die_hook_set(teardown_on_die, x);
 		x->round = round;
 		signals_doing("running cell '%s'", x->pc->id);
 		for (int k = 0; k < reps && ok; k++) {
@@ -242,6 +252,7 @@ static void visit(struct rounds_run *rr, struct slot *s, int round, int reps, bo
 		}
 		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x->t.note);
 		cell_teardown(x);
+		die_hook_set(NULL, NULL);
 	}
 	watch_end(x);
 	s->visit_ns = now_ns() - t0;

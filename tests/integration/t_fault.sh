@@ -32,6 +32,21 @@ PY
 	tested=$((tested + 1))
 	echo "$tracer: setup, spawned, start, stop faults: failed, torn down, next cell ok"
 done
+
+# die() deep inside a cell (out of memory, a BUG): the cell's tracer is torn
+# down before tracetax exits 1, nothing is left (issue 15, defect 15)
+for tracer in ftrace:syscall/read bpf:tp/count perf:sample uprobe:tracefs; do
+	available "$tracer" | grep -q . || continue
+	w=getpid
+	case $tracer in uprobe:*) w=func ;; esac
+	TRACETAX_FAULT="$tracer@die" "$TT" run -q -w "$w" -t "$tracer" -n 3000 --reps 2 --no-store \
+		>"$TMP/out" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] || fail "$tracer@die: exit $rc, want 1: $(cat "$TMP/out")"
+	grep -q 'fatal: fault injected by TRACETAX_FAULT at die' "$TMP/out" || fail "$tracer@die: $(cat "$TMP/out")"
+	assert_clean
+	echo "$tracer@die: exit 1, torn down"
+done
 [ "$tested" -gt 0 ] || skip "none of the tracers this test breaks is available"
 
 # A failure after the reps -- the --latency runs, the BPF-stats pass, the
