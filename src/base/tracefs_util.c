@@ -264,7 +264,11 @@ static int cleanup_dynevents(int *removed, owner_kept_fn kept)
 		tracefs_dynevent_info(ev[i], &sys, &name, NULL, NULL, NULL);
 		if (sys && stale_name(sys, TT_DYNEVENT_PREFIX, "uprobe group", kept)) {
 			/* force: disable it first wherever it is enabled, or the kernel says EBUSY */
-			if (!tracefs_dynevent_destroy(ev[i], true)) {
+			/*
+			 * ENOENT: gone between the listing and now (libtracefs also
+			 * tries the kprobe file, which a kernel without kprobes lacks)
+			 */
+			if (!tracefs_dynevent_destroy(ev[i], true) || errno == ENOENT) {
 				debug("removed stale event '%s:%s'", sys, name);
 				(*removed)++;
 			} else {
