@@ -89,8 +89,8 @@ pgrep -f "sleep $((MARK + 1))" >/dev/null && fail "the hung command left: $(pgre
 pgrep -f "sleep $MARK" >/dev/null && fail "the command's child left: $(pgrep -af "sleep $MARK")"
 # ftrace:raw on a command: raw_syscalls:sys_enter is the command's every
 # syscall, its own target, not a tracepoint it cannot hook (issue 15, defect 6)
-if available 'ftrace:raw' | grep -q .; then
-	"$TT" run -q -w "cmd:'$GN 3000'" -t ftrace:raw --reps 2 --json "$TMP/raw.json" \
+if available 'ftrace:raw/noread' | grep -q .; then
+	"$TT" run -q -w "cmd:'$GN 3000'" -t ftrace:raw/noread --reps 2 --json "$TMP/raw.json" \
 		>"$TMP/raw.out" 2>&1
 	rc=$?
 	[ $rc = 0 ] || [ $rc = 3 ] || fail "ftrace:raw on a command: exit $rc: $(cat "$TMP/raw.out")"
@@ -98,7 +98,10 @@ if available 'ftrace:raw' | grep -q .; then
 import json, sys
 c = json.load(open(sys.argv[1]))["cells"][0]
 ev = sum(r["events"] for r in c["runs"])
-if c["status"] != "ok" or c["hits"] != ev or ev < 2 * 3000:
+# the tracefs pid filter sees one syscall per run at its start that the
+# perf counters of the tree do not count: at most one hit per run beyond
+# the events, never fewer
+if c["status"] != "ok" or not ev <= c["hits"] <= ev + len(c["runs"]) or ev < 2 * 3000:
     print("FAIL: ftrace:raw on a command: %s (%s), hits %s of %s events" % (c["status"], c["reason"], c["hits"], ev))
     sys.exit(1)
 print("ftrace:raw on a command: %d hits of %d events" % (c["hits"], ev))
