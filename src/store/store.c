@@ -17,6 +17,10 @@
 #include "store/store.h"
 #include "base/util.h"
 
+/* Switching a new store to WAL while another process creates it: 5 s at most. */
+#define WAL_TRIES 100
+#define WAL_RETRY_US 50000
+
 int store_path(const char *opt, char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *env = getenv("TRACETAX_DB"), *xdg = getenv("XDG_DATA_HOME");
@@ -135,9 +139,20 @@ struct store *store_open(const char *path, bool create, char *err, size_t errlen
 		snprintf(err, errlen, "'%s' is not a tracetax results store (empty)", s->path);
 		goto out;
 	}
-	/* WAL persists in the file; set once, on the empty database */
-	if (s->engine == DB_SQLITE && v == 0 && empty && db_exec(s, "PRAGMA journal_mode = WAL"))
-		goto fail;
+	/*
+	 * WAL persists in the file; set once, on the empty database. Changing
+	 * the journal mode needs the file to itself, and SQLite answers BUSY
+	 * at once rather than through the busy timeout when another process
+	 * (a second writer creating the same store) holds it: try again.
+	 */
+	if (s->engine == DB_SQLITE && v == 0 && empty) {
+		int tries = 0;
+
+		while (db_exec(s, "PRAGMA journal_mode = WAL") && ++tries < WAL_TRIES)
+			usleep(WAL_RETRY_US);
+		if (tries == WAL_TRIES)
+			goto fail;
+	}
 	if (v < STORE_SCHEMA && migrate(s, err, errlen))
 		goto out;
 	if (s->engine == DB_SQLITE && db_exec(s, "PRAGMA foreign_keys = ON"))
