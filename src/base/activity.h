@@ -67,7 +67,9 @@ void activity_summary(const struct activity *a, char *buf, size_t len);
 /*
  * Every BPF program this process loads is declared here (by its fd), so it
  * is never taken for another tracer, even while the kernel, having let go
- * of it, takes a grace period to free it.
+ * of it, takes a grace period to free it. At exit the process waits (up to
+ * 2 s) until the kernel has freed them all, so the next tracetax does not
+ * see one of ours go and call its cell disturbed.
  */
 void activity_own_bpf_prog(int fd);
 /* The same for every BPF program process @pid holds: a tool we run (bpftrace). */
