@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/cmdline.h"
+#include "base/util.h"
 
 size_t cmdline_unquote(const char *arg, const char **start)
 {
@@ -31,10 +32,8 @@ static int split(const char *s, size_t len, struct cmdline *c, char *err, size_t
 			s++;
 		if (s == end)
 			break;
-		if (c->n == CMDLINE_WORDS - 2) {
-			snprintf(err, elen, "more than %d words", CMDLINE_WORDS - 2);
-			return -1;
-		}
+		if (c->n == CMDLINE_WORDS - 1)
+			BUG("more words than CMDLINE_MAX characters can make");
 		c->w[c->n++] = c->buf + o;
 		while (s < end && !strchr(" \t\n", *s)) {
 			char q = *s;

@@ -8,8 +8,15 @@
 
 #include <stddef.h>
 
-#define CMDLINE_MAX 240     /* characters: "cmd:'...'" fits a tracer or workload name */
-#define CMDLINE_WORDS 40
+/*
+ * A command of 4000 characters, as many words as fit: a fixed size, but one
+ * no command typed on a line meets (a longer one belongs in a script). A
+ * tracer's or workload's name, "cmd:'...'" or "cmd:'strace -f {cmd}'",
+ * holds one whole.
+ */
+#define CMDLINE_MAX 4000
+#define CMDLINE_WORDS (CMDLINE_MAX / 2 + 2)	/* a word and its space take two */
+#define TT_NAME_MAX (CMDLINE_MAX + 96)
 
 struct cmdline {
 	char buf[CMDLINE_MAX + 1];     /* the words, NUL-separated */

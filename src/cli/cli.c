@@ -154,12 +154,15 @@ int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errl
 }
 
 /* cmd:'COMMAND' is a name of the user's: ours to copy, and to free (cli_release). */
-static int add_workloads(struct run_args *a, const char *list, char *err, size_t errlen)
+static int add_workloads(struct run_args *a, const char *list, bool first, char *err,
+			 size_t errlen)
 {
 	char *copy = strdup(list), *rest = copy, *tok;
-	int ret = 0;
+	int ret = 0, before;
 
-	cli_release_workloads(a);
+	if (first)
+		cli_release_workloads(a);	/* the default's */
+	before = a->m.nworkloads;
 	while ((tok = next_item(&rest))) {
 		const struct workload *w = *tok ? workload_find(tok) : NULL;
 		const char *name = w && w->cmd ? tok : w ? w->name : NULL;
@@ -176,11 +179,17 @@ static int add_workloads(struct run_args *a, const char *list, char *err, size_t
 			break;
 		for (int i = 0; i < a->m.nworkloads; i++)
 			dup |= !strcmp(a->m.workloads[i], name);
-		if (!dup && a->m.nworkloads < CLI_MAX_ITEMS)
-			a->m.workloads[a->m.nworkloads++] = w->cmd ? strdup(name) : name;
+		if (dup)
+			continue;
+		if (a->m.nworkloads == CLI_MAX_ITEMS) {
+			snprintf(err, errlen, "too many workloads (at most %d)", CLI_MAX_ITEMS);
+			ret = -1;
+			break;
+		}
+		a->m.workloads[a->m.nworkloads++] = w->cmd ? strdup(name) : name;
 	}
 	free(copy);
-	if (!ret && !a->m.nworkloads) {
+	if (!ret && a->m.nworkloads == before) {
 		snprintf(err, errlen, "empty workload list");
 		ret = -1;
 	}
@@ -258,7 +267,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, have_tracers = 0;
+	int c, have_tracers = 0, have_workloads = 0, have_threads = 0;
 	int64_t v;
 
 	memset(a, 0, sizeof(*a));
@@ -281,13 +290,19 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'w': if (add_workloads(a, optarg, err, errlen)) return -1; break;
+		/* -w, -t and -T add up when repeated: the first replaces the default */
+		case 'w':
+			if (add_workloads(a, optarg, !have_workloads++, err, errlen))
+				return -1;
+			break;
 		case 't':
 			if (cli_add_tracers(a, optarg, err, errlen))
 				return -1;
 			have_tracers = 1;
 			break;
 		case 'T':
+			if (!have_threads++)
+				a->m.nthreads = 0;
 			if (cli_parse_threads(optarg, a->m.threads, CLI_MAX_ITEMS, &a->m.nthreads,
 					      err, errlen))
 				return -1;

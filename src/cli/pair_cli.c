@@ -71,7 +71,7 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct workload *w;
-	int c, i;
+	int c, i, have_threads = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->argc = argc;
@@ -101,7 +101,9 @@ int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len
 			a->kind = (enum pair_kind)i;
 			break;
 		case 's': if (parse_storages(a, optarg, err, len)) return -1; break;
-		case 'T':
+		case 'T':	/* adds up when repeated, as run's does */
+			if (!have_threads++)
+				a->nthreads = 0;
 			if (cli_parse_threads(optarg, a->threads, PAIR_MAX, &a->nthreads, err, len))
 				return -1;
 			break;

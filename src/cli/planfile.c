@@ -489,27 +489,48 @@ void planfile_release(struct planfile *pf)
 	memset(pf, 0, sizeof(*pf));
 }
 
-static bool is_tracer_opt(const char *a)
+/*
+ * The list options add up when repeated (-t, -w, -T): the user's own list
+ * then replaces the plan's rather than adding to it. @a is one of the
+ * user's words; @opt the short option ("-t").
+ */
+static bool is_list_opt(const char *a, const char *opt)
 {
-	return !strncmp(a, "-t", 2) || (!strncmp(a, "--tracer", 8) && strncmp(a, "--tracer-cpu", 12));
+	if (!strncmp(a, opt, 2))
+		return true;
+	if (!strcmp(opt, "-t"))
+		return !strncmp(a, "--tracer", 8) && strncmp(a, "--tracer-cpu", 12);
+	if (!strcmp(opt, "-w"))
+		return !strncmp(a, "--workload", 10);
+	if (!strcmp(opt, "-T"))
+		return !strncmp(a, "--threads", 9);
+	return false;
+}
+
+static bool user_gives(int nextra, char **extra, const char *opt)
+{
+	for (int j = 0; j < nextra; j++)
+		if (is_list_opt(extra[j], opt))
+			return true;
+	return false;
 }
 
 char **planfile_argv(const struct planfile *pf, int i, int nextra, char **extra, int *argc)
 {
 	const struct pf_section *s = &pf->sections[i];
 	char **argv = calloc(2 + 2 * s->nopts + nextra, sizeof(*argv));
-	bool own_tracers = false;
 	int n = 0;
 
 	if (!argv)
 		return NULL;
-	for (int j = 0; j < nextra; j++)
-		own_tracers |= is_tracer_opt(extra[j]);
 	argv[n++] = s->kind == PF_RUN ? "run" : "pair";
 	for (int j = 0; j < s->nopts; j++) {
 		const struct field *f = field_of_opt(s->opts[j].opt);
 
-		if ((f->flag && strcmp(s->opts[j].val, "on")) || (own_tracers && !strcmp(f->opt, "-t")))
+		if (f->flag && strcmp(s->opts[j].val, "on"))
+			continue;
+		if ((!strcmp(f->opt, "-t") || !strcmp(f->opt, "-w") || !strcmp(f->opt, "-T")) &&
+		    user_gives(nextra, extra, f->opt))
 			continue;
 		argv[n++] = (char *)s->opts[j].opt;
 		if (!f->flag)

@@ -25,11 +25,11 @@ int cli_parse_colour(const char *word, int *out, char *err, size_t errlen)
 int cli_parse_threads(const char *list, int *out, int max, int *n, char *err, size_t errlen)
 {
 	char *copy = strdup(list), *save = NULL;
-	int ret = 0;
+	int ret = 0, before = *n;
 
 	if (!copy)
 		die("out of memory");
-	*n = 0;
+	/* a repeated -T adds to the list, as -t and -w do */
 	for (char *t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save)) {
 		int64_t v;
 
@@ -44,7 +44,7 @@ int cli_parse_threads(const char *list, int *out, int max, int *n, char *err, si
 		}
 	}
 	free(copy);
-	if (!ret && !*n)
+	if (!ret && *n == before)
 		FAIL("empty thread list");
 	return ret;
 }

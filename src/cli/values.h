@@ -7,8 +7,8 @@
 /* --color: "auto" -1, "never" 0, "always" 1; -1 and @err if none of those. */
 int cli_parse_colour(const char *word, int *out, char *err, size_t errlen);
 /*
- * -T: "1,2,4", thread counts 1 to 256, at most @max of them, into @out and
- * @n; -1 and @err on a bad count, an empty list or more than @max.
+ * -T: "1,2,4", thread counts 1 to 256, appended to the @n in @out (at most
+ * @max in all); -1 and @err on a bad count, an empty list or more than @max.
  */
 int cli_parse_threads(const char *list, int *out, int max, int *n, char *err, size_t errlen);
 /* "3", "0.5", "2.5%": a percentage in [@min, @max]; -1 if not one. */

@@ -29,8 +29,8 @@ static const char usage_experiment[] =
 	"its runs as command lines, its notes and claims; run measures them and\n"
 	"prints each run's table, then the claims table: the original figure,\n"
 	"today's (with its 95% CI where there is one) and their ratio. Options of\n"
-	"'tracetax run' after NAME override the plan's fields in every run (a -t\n"
-	"replaces its tracers); -T, -n and -q also reach its pair measurements.\n"
+	"'tracetax run' after NAME override the plan's fields in every run (a -t,\n"
+	"-w or -T replaces the plan's list); -T, -n and -q also reach its pairs.\n"
 	"--json FILE: each run's document, FILE for the first, FILE.NAME for the\n"
 	"others, with its claims. Plans are read from $TRACETAX_EXPERIMENTS, else\n"
 	"../experiments or ../share/tracetax/experiments beside the binary.\n";

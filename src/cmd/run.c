@@ -22,6 +22,7 @@ static const char usage_run[] =
 	"                          cmd:'TEMPLATE' (a command of yours); default:\n"
 	"                          every mechanism that can hook the workload\n"
 	"  -T, --threads LIST      thread counts, one thread pinned per CPU; default 1\n"
+	"                          (-w, -t and -T add up when given more than once)\n"
 	"  -r, --reps N            baseline/traced pairs per cell, over all rounds;\n"
 	"                          default 16\n"
 	"      --rounds R          run the whole plan R times, each cell a share of\n"

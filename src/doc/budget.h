@@ -18,12 +18,12 @@ struct budget_brief {
 	double seconds, per_s;
 	int ntracers;
 	struct {
-		char tracer[256];
+		char tracer[TT_NAME_MAX];
 		char verdict[768];
 	} t[BUDGET_MAX_TRACERS];
 	int nchecks;
 	struct {
-		char tracer[256], command[256], status[16];
+		char tracer[TT_NAME_MAX], command[TT_NAME_MAX], status[16];
 		double pred_pct, meas_pct, error_pct;   /* NaN: null */
 		bool overlap;
 	} k[BUDGET_MAX_CHECKS];

@@ -30,7 +30,11 @@ int cmdload_check(const char *workload, char *err, size_t len)
 		return -1;
 	}
 	if (cmdline_split(workload + 4, &c, why, sizeof(why))) {
-		snprintf(err, len, "invalid command of workload '%s': %s", workload, why);
+		/* the reason must survive a command of thousands of characters */
+		int cut = strlen(workload) > 60;
+
+		snprintf(err, len, "invalid command of workload '%.*s%s': %s", cut ? 56 : 60,
+			 workload, cut ? "..." : "", why);
 		return -1;
 	}
 	if (!c.n) {

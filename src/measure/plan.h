@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/cmdline.h"
 
 #define CLI_MAX_ITEMS 128
 
@@ -57,11 +58,11 @@ struct tracer;
 struct workload;
 
 struct plan_cell {
-	char workload[256];
-	char tracer[256];            /* a cmd: template is long */
+	char workload[TT_NAME_MAX];
+	char tracer[TT_NAME_MAX];    /* a cmd: template is long */
 	char target[128];         /* syscall or tracepoint hooked; "" when there is none */
 	int threads;
-	char id[640];             /* "workload|tracer|threads|target": its identity */
+	char id[2 * TT_NAME_MAX + 160];             /* "workload|tracer|threads|target": its identity */
 	uint64_t seed;            /* the cell's own stream: rep order, bootstrap */
 };
 

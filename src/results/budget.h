@@ -73,7 +73,7 @@ struct budget_cost {
 };
 
 struct budget_tracer {
-	char name[256];
+	char name[TT_NAME_MAX];
 	struct budget_cost cost;
 	/* predicted, from rates x cost: % of the machine's CPU */
 	double share, share_lo, share_hi;
@@ -87,8 +87,8 @@ struct budget_tracer {
 
 /* -w cmd: one tracer on one command, predicted against measured. */
 struct budget_check {
-	char tracer[256];
-	char command[256];
+	char tracer[TT_NAME_MAX];
+	char command[TT_NAME_MAX];
 	char status[16];          /* "ok", or the cell's "skipped"/"failed" */
 	char reason[256];
 	int64_t events_per_run;

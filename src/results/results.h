@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/cmdline.h"
 #include "base/hist.h"
 #include "results/stats.h"
 
@@ -111,7 +112,7 @@ struct prog_time {
 /* What BPF stats cost an event: one cell's traced runs with them on and off, once a run. */
 struct stats_cost {
 	bool measured;
-	char tracer[64], workload[256];
+	char tracer[TT_NAME_MAX], workload[TT_NAME_MAX];
 	int threads;
 	int pairs;
 	double mean, ci95[2];     /* ns per event, on - off, paired */
@@ -132,12 +133,12 @@ struct cpu_overhead {
 
 struct cell {
 	/* what */
-	char workload[256];
-	char tracer[256];
+	char workload[TT_NAME_MAX];
+	char tracer[TT_NAME_MAX];
 	char target[128];         /* syscall or tracepoint hooked; "" when the tracer hooks none */
 	char verified_syscall[32]; /* what the workload's ops made, seen by the kernel; "" */
 	int threads;
-	char id[640];             /* the plan's identity of the cell */
+	char id[2 * TT_NAME_MAX + 160]; /* the plan's identity of the cell */
 	uint64_t seed;            /* its own seed: rep order, bootstrap */
 	bool aa;                  /* an A/A cell: its tracer attaches nothing */
 	/* how it went */
@@ -230,7 +231,7 @@ struct timing {
  * be told from the noise: the floor is the far end of the A/A interval.
  */
 struct noise_floor {
-	char workload[256];
+	char workload[TT_NAME_MAX];
 	int threads;
 	double ns;                /* max(|ci95[0]|, |ci95[1]|) of the A/A overhead */
 	double ci95[2];

@@ -65,7 +65,7 @@ struct store_run {
 
 /* One cell of a run, for `history -t`: the overhead over time. */
 struct store_cell {
-	char tracer[64], workload[256];
+	char tracer[TT_NAME_MAX], workload[TT_NAME_MAX];
 	int threads;
 	char status[16];
 	char reason[256];

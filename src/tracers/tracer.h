@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/cmdline.h"
 #include "base/owner.h"
 #include "load/syscalls.h"
 
@@ -132,7 +133,7 @@ struct tracer_ops {
 
 struct tracer {
 	const struct tracer_ops *ops;
-	char name[256];              /* full name: "bpf:tp/count", "cmd:'strace -f {cmd}'" */
+	char name[TT_NAME_MAX];      /* full name: "bpf:tp/count", "cmd:'strace -f {cmd}'" */
 	const char *variant;         /* NULL or the part after '/' */
 	int vidx;                    /* index of variant in ops->variants; 0 without */
 	const struct tt_syscall *target; /* syscall hooked (--target); NULL: none */

@@ -25,6 +25,14 @@ grep -q "another measurement is running: pid $a " "$TMP/b.err" || fail "B does n
 [ "$ms" -lt 3000 ] || fail "--no-wait took $ms ms"
 [ -e "$TMP/b.json" ] && fail "B wrote results"
 echo "B: $(cat "$TMP/b.err")"
+# pair takes the same lock, and has the same --no-wait
+"$TT" pair -p enter -s global --no-wait >"$TMP/p.out" 2>"$TMP/p.err"
+rc=$?
+[ "$rc" = 2 ] || fail "pair --no-wait while A runs: exit $rc, want 2: $(cat "$TMP/p.err")"
+grep -q "another measurement is running: pid $a " "$TMP/p.err" ||
+	fail "pair does not name A ($a): $(cat "$TMP/p.err")"
+[ -s "$TMP/p.out" ] && fail "pair --no-wait printed a table: $(cat "$TMP/p.out")"
+echo "pair: $(cat "$TMP/p.err")"
 
 # Anybody can hold the lock: a waiter gives up after --wait, naming the
 # holder's pid, command and user, instead of waiting forever.

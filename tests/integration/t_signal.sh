@@ -26,6 +26,29 @@ for delay in 0.3 1.1 2.3 3.7; do
 	done
 done
 
+# list probes every tracer (instances, events, BPF programs, perf fds):
+# Ctrl-C in the middle of it tears down the probe under way, probes no
+# more, and dies of the signal, as run does.
+interrupted=0
+for delay in 0.05 0.15 0.3 0.6 1.0; do
+	"$TT" list >"$TMP/l.out" 2>&1 &
+	pid=$!
+	sleep "$delay"
+	kill -s INT "$pid" 2>/dev/null
+	for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; fail "list still running 15 s after SIGINT"; }
+	wait "$pid"
+	rc=$?
+	case $rc in
+	0) ;;	# done before the signal came
+	130) interrupted=$((interrupted + 1)) ;;
+	*) fail "list: exit $rc after SIGINT at ${delay}s, want 130: $(tail -3 "$TMP/l.out")" ;;
+	esac
+	assert_clean
+done
+[ "$interrupted" -gt 0 ] || fail "list was never interrupted: it ended before 50 ms every time"
+echo "list: interrupted $interrupted times of 5, nothing left"
+
 # After teardown tracetax dies of the signal it got (the parent sees the
 # real cause, not exit(130)); a second signal during teardown says what it
 # is still waiting for. The fault switch makes the teardown take 3 s.

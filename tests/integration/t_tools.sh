@@ -50,9 +50,13 @@ for t in $(available '*' function tools); do
 	# ltrace 0.7.3 returns a wrong value now and then to one of two threads
 	# (docs/tracers.md): its cell then fails, rightly; it is tested on one
 	T=$([ "$t" = ltrace ] && echo 1 || echo 1,2)
-	"$TT" run -q -w "$w" -t "$t" -T "$T" -n 5000 --reps 2 --json "$TMP/u.json" >"$TMP/out" 2>&1 ||
-		fail "$t on $w failed: $(cat "$TMP/out")"
-	python3 - "$TMP/u.json" <<'PY' || exit 1
+	# uftrace 0.13 dropped 31 of 11000 calls once without saying LOST (a
+	# loaded machine, 2 threads; not again in 7 tries under load): a tool's rare
+	# drop gets one more try, a miscount of ours fails both
+	for try in 1 2; do
+		"$TT" run -q -w "$w" -t "$t" -T "$T" -n 5000 --reps 2 --json "$TMP/u.json" >"$TMP/out" 2>&1 ||
+			fail "$t on $w failed: $(cat "$TMP/out")"
+		python3 - "$TMP/u.json" >"$TMP/exact" <<'PY' && break
 import json, sys
 for c in json.load(open(sys.argv[1]))["cells"]:
     want = c["threads"] * (5000 + c["warmup"])
@@ -62,6 +66,9 @@ for c in json.load(open(sys.argv[1]))["cells"]:
                   c["workload"], c["threads"], c["status"], r["hits"], r["lost"], r["events"], want, c["reason"]))
             sys.exit(1)
 PY
+		[ "$try" = 2 ] && { cat "$TMP/exact"; exit 1; }
+		echo "$t: try 1 $(cat "$TMP/exact"), trying again"
+	done
 	assert_clean
 done
 

@@ -1,5 +1,6 @@
 /* Argument parsing of `tracetax run`: every option, good and bad. */
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base/cmdline.h"
 #include "base/lock.h"
 #include "cli/cli.h"
 
@@ -135,6 +137,58 @@ static void test_bad(void **state)
 	expect_error("unexpected argument 'extra'", "extra", NULL);
 }
 
+/* -w, -t and -T add up when repeated; the first replaces the default. */
+static void test_repeated_lists(void **state)
+{
+	struct run_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&a, err, "-w", "close", "-w", "getpid,close", "-t", "none",
+			       "-t", "ptrace:all", "-T", "2", "-T", "1,4", NULL), 0);
+	assert_int_equal(a.m.nworkloads, 2);
+	assert_string_equal(a.m.workloads[0], "close");
+	assert_string_equal(a.m.workloads[1], "getpid");
+	assert_int_equal(a.m.ntracers, 2);
+	assert_int_equal(a.m.nthreads, 3);
+	assert_int_equal(a.m.threads[0], 2);
+	assert_int_equal(a.m.threads[2], 4);
+	cli_release(&a);
+	assert_int_equal(parse(&a, err, "-T", "1", "-T", "", NULL), -1);
+	assert_string_equal(err, "empty thread list");
+	cli_release(&a);
+}
+
+/* No list drops an item without a word; a command of thousands of characters fits. */
+static void test_long_lists(void **state)
+{
+	struct run_args a;
+	char err[256], list[4096] = "", *cmd = malloc(CMDLINE_MAX + 16), *p;
+	size_t o = 0;
+
+	(void)state;
+	for (int i = 0; i <= CLI_MAX_ITEMS; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%scmd:'true %d'", i ? "," : "", i);
+	assert_int_equal(parse(&a, err, "-w", list, NULL), -1);
+	assert_string_equal(err, "too many workloads (at most 128)");
+	cli_release(&a);
+	/* "cmd:'echo a a a ... a'": 1999 words, 4000 characters of command */
+	p = cmd + sprintf(cmd, "cmd:'echo");
+	while (p - cmd < 5 + CMDLINE_MAX)
+		p += sprintf(p, " a");
+	sprintf(p, "'");
+	if (parse(&a, err, "-w", cmd, "-t", "none", NULL))
+		fail_msg("%s", err);
+	assert_int_equal(a.m.nworkloads, 1);
+	assert_int_equal(strlen(a.m.workloads[0]), strlen(cmd));
+	cli_release(&a);
+	sprintf(p, " a'");	/* one word too many: refused, in one line */
+	assert_int_equal(parse(&a, err, "-w", cmd, NULL), -1);
+	assert_non_null(strstr(err, "too long (4002 characters, at most 4000)"));
+	cli_release(&a);
+	free(cmd);
+}
+
 static void test_precision(void **state)
 {
 	struct run_args a;
@@ -212,6 +266,8 @@ int main(void)
 		cmocka_unit_test(test_full_line),
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_repeated_lists),
+		cmocka_unit_test(test_long_lists),
 		cmocka_unit_test(test_precision),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_help),

@@ -32,18 +32,24 @@ static void test_colour(void **state)
 static void test_threads(void **state)
 {
 	char err[128] = "";
-	int t[3] = { 0 }, n = -1;
+	int t[3] = { 0 }, n = 0;
 
 	(void)state;
-	assert_int_equal(cli_parse_threads("1,2,256", t, 3, &n, err, sizeof(err)), 0);
+	assert_int_equal(cli_parse_threads("1,2", t, 3, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	/* appended: a repeated -T adds to the list */
+	assert_int_equal(cli_parse_threads("256", t, 3, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(t[0], 1);
 	assert_int_equal(t[2], 256);
+	n = 0;
 	assert_int_equal(cli_parse_threads("1,2,4,8", t, 3, &n, err, sizeof(err)), -1);
 	assert_string_equal(err, "too many thread counts (at most 3)");
+	n = 0;
 	assert_int_equal(cli_parse_threads("1,0", t, 3, &n, err, sizeof(err)), -1);
 	assert_string_equal(err, "invalid thread count '0' (1 to 256)");
 	assert_int_equal(cli_parse_threads("257", t, 3, &n, err, sizeof(err)), -1);
+	n = 0;
 	assert_int_equal(cli_parse_threads(",", t, 3, &n, err, sizeof(err)), -1);
 	assert_string_equal(err, "empty thread list");
 }

@@ -77,7 +77,7 @@ static void test_argv_overrides(void **state)
 {
 	struct planfile pf;
 	struct run_args a;
-	char err[256], *extra[] = { "--reps", "2", "-t", "none" };
+	char err[256], *extra[] = { "--reps", "2", "-t", "none", "-w", "getpid", "-T", "2" };
 	char **argv;
 	int argc;
 
@@ -97,11 +97,16 @@ static void test_argv_overrides(void **state)
 	assert_false(a.m.latency);
 	cli_release(&a);
 	free(argv);
-	argv = planfile_argv(&pf, 0, 4, extra, &argc);
+	argv = planfile_argv(&pf, 0, 8, extra, &argc);
 	assert_int_equal(cli_parse_run(argc, argv, &a, err, sizeof(err)), 0);
 	assert_int_equal(a.m.reps, 2);
-	assert_int_equal(a.m.ntracers, 1);	/* -t replaces the plan's tracers */
+	/* -t, -w and -T add up when repeated, but the user's replace the plan's */
+	assert_int_equal(a.m.ntracers, 1);
 	assert_string_equal(a.m.tracers[0], "none");
+	assert_int_equal(a.m.nworkloads, 1);
+	assert_string_equal(a.m.workloads[0], "getpid");
+	assert_int_equal(a.m.nthreads, 1);
+	assert_int_equal(a.m.threads[0], 2);
 	cli_release(&a);
 	free(argv);
 	planfile_release(&pf);

@@ -52,7 +52,8 @@ static int parse(const char *arg, struct cmd *c, char *err, size_t elen)
 		return -1;
 	}
 	if (cmdline_split(arg, &c->line, why, sizeof(why))) {
-		snprintf(err, elen, "invalid command '%.*s': %s", (int)len, s, why);
+		snprintf(err, elen, "invalid command '%.*s%s': %s", len > 60 ? 56 : (int)len, s,
+			 len > 60 ? "..." : "", why);
 		return -1;
 	}
 	c->w = c->line.w;
