@@ -29,7 +29,8 @@ RUN=""
 # What `make check` uses besides the build:
 # - its scripts: python3 (JSON, sqlite3), python3-jsonschema (t_schema),
 #   procps (pgrep, ps, sysctl), util-linux (setpriv, runuser, unshare),
-#   mount (t_store's read-only tmpfs), iproute2 (ss: t_tcp's sockets left);
+#   mount (t_store's read-only tmpfs), iproute2 (ss: t_tcp's sockets left),
+#   man-db (t_install opens the installed page with man);
 # - chromium, to load the HTML report in (t_report);
 # - the tools measured as tracers (t_tools, t_cmd, t_nonroot, t_lttng):
 #   strace, bpftrace, perf, ltrace, uftrace, LTTng (liblttng-ust-dev builds
@@ -38,7 +39,7 @@ RUN=""
 #   for its initramfs, kmod for depmod, xz-utils and zstd for compressed
 #   modules), the shared store and the metrics (postgresql,
 #   prometheus, prometheus-node-exporter).
-TEST="python3 python3-jsonschema procps util-linux mount iproute2
+TEST="python3 python3-jsonschema procps util-linux mount iproute2 man-db
 chromium
 strace bpftrace linux-perf ltrace uftrace lttng-tools liblttng-ust-dev babeltrace2
 qemu-system-x86 busybox-static kmod xz-utils zstd

@@ -19,6 +19,19 @@
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
+/* A tracer's full name as the run lists it: family, family/variant, or
+ * family:'command' for a tool that takes one. Allocated: a command may be
+ * as long as the command line. */
+static char *full_name(const struct tracer_ops *ops, const char *variant)
+{
+	char *full;
+
+	if (asprintf(&full, !variant ? "%s" : ops->parse_arg ? "%s:%s" : "%s/%s", ops->name,
+		     variant) < 0)
+		die("out of memory");
+	return full;
+}
+
 static int add_tracer(struct run_args *a, const char *name, char *err, size_t errlen)
 {
 	for (int i = 0; i < a->m.ntracers; i++)
@@ -129,7 +142,7 @@ int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errl
 		}
 		const char *variant;
 		const struct tracer_ops *ops = tracer_ops_find(tok, &variant, err, errlen);
-		char full[256];
+		char *full;
 
 		if (!ops) {
 			ret = -1;
@@ -141,9 +154,9 @@ int cli_add_tracers(struct run_args *a, const char *list, char *err, size_t errl
 			ret = -1;
 			break;
 		}
-		snprintf(full, sizeof(full), !variant ? "%s" : ops->parse_arg ? "%s:%s" : "%s/%s",
-			 ops->name, variant);
+		full = full_name(ops, variant);
 		ret = add_tracer(a, full, err, errlen);
+		free(full);
 	}
 	if (!*list && !ret) {
 		snprintf(err, errlen, "empty tracer list");
@@ -387,8 +400,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 			if (!ops)
 				return -1;
 			free(a->explain);
-			if (asprintf(&a->explain, variant ? "%s/%s" : "%s", ops->name, variant) < 0)
-				die("out of memory");
+			a->explain = full_name(ops, variant);
 			break;
 		}
 		case 'L': a->m.latency = true; break;

@@ -246,6 +246,22 @@ static void test_explain(void **state)
 	cli_release(&a);
 	expect_error("unknown tracer 'nope'", "--explain", "nope");
 	expect_error("needs a value", "--explain", NULL);
+	/* a name of any length: --explain once kept 64 bytes */
+	{
+		const char *calls = "getpid,getppid,gettid,getuid,geteuid,getgid,getegid,getpgrp,"
+				    "getsid,getpriority,getrlimit,getrusage,getcwd,getdents64,getrandom";
+		char t[600];
+
+		/* and a tool's command of any length: -t once cut it at 255 */
+		snprintf(t, sizeof(t), "cmd:'strace -f -qq -e trace=%s,%s,%s -o /dev/null {cmd}'",
+			 calls, calls, calls);
+		assert_true(strlen(t) > 400);
+		assert_int_equal(parse(&a, err, "-t", t, "--explain", t, NULL), 0);
+		assert_int_equal(a.m.ntracers, 1);
+		assert_string_equal(a.m.tracers[0], t);
+		assert_string_equal(a.explain, t);
+		cli_release(&a);
+	}
 }
 
 static void test_help(void **state)
