@@ -62,6 +62,9 @@ else
 	root=$(mktemp -d /var/tmp/tracetax-fresh.XXXXXX)
 fi
 root=$(realpath "$root")
+# mktemp -d makes it 0700: as the chroot's /, that locks out every user but
+# root (t_nonroot, t_pg's postgres, test_lock's nobody). A root is 0755.
+chmod 0755 "$root"
 case $root in
 / | *[[:space:]]*) die "'$root': not a directory to make a system in" ;;
 esac
