@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 # Issue 19 study: held rates of ci95, a repeat interval (sqrt 2 x) and one with
 # the pooled between-run drift tau^2, from RUNS documents of scripts/repeatability.sh.
+# tau^2 is the relative drift between runs beyond what the round means predict.
 #   python3 scripts/study/drift.py DIR RUNS
-# Analyse RUNS repeat documents: held rates under several intervals, and the
-# between-run excess drift tau^2 (relative) beyond what the round means predict.
 import json, sys, math, statistics as st
 from collections import defaultdict
 out, runs = sys.argv[1], int(sys.argv[2])
@@ -46,6 +45,7 @@ for name, (h, t) in held.items():
 h = t = 0
 tau = math.sqrt(max(tau2, 0))
 for cid, per in cells.items():
+    if len(per) < 3: continue
     for i, (m, hw, se, df, _) in per.items():
         half = t975(df) * math.sqrt(2 * (se ** 2 + (tau * m) ** 2))
         for j, (m2, *_r) in per.items():
