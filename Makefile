@@ -187,6 +187,11 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# pair_measure with the measurement's outcome set by the test: its pair_run
+# and document write, and no lock or signal thread (tests/unit/test_session.c)
+$(B)/tests/test_session: LDFLAGS += -Wl,--wrap=pair_run,--wrap=output_pair_json \
+	-Wl,--wrap=cmd_take_lock,--wrap=cmd_signals_once
+
 # The test tools' BPF objects go through the same pipeline as bpf/.
 $(B)/tests/tools/%.tmp.o: tests/tools/%.bpf.c
 	@mkdir -p $(@D)
