@@ -37,7 +37,7 @@ static const char usage_budget[] =
 	"What each tracer would cost this box now: the events its hooks would see,\n"
 	"counted for a while, times its measured cost per event (docs/budget.md).\n"
 	"\n"
-	"  -t, --tracer LIST       tracers that hook syscalls (as for run)\n"
+	"  -t, --tracer LIST       tracers that hook syscalls (as for run; repeatable)\n"
 	"      --for SECONDS       count events for this long; default 5\n"
 	"      --pid PID           only this process's events\n"
 	"      --cgroup PATH       only this cgroup's (v2, with its descendants)\n"
@@ -45,7 +45,8 @@ static const char usage_budget[] =
 	"      --measure           measure each tracer's cost now, not from the store\n"
 	"      --max-age HOURS     a stored cost this old or newer counts; default 168\n"
 	"  -w, --workload LIST     cmd:'COMMAND' workloads: predict each one's slowdown\n"
-	"                          under each tracer, then measure it (implies --measure)\n"
+	"                          under each tracer, then measure it (implies --measure;\n"
+	"                          repeatable, as -t is)\n"
 	"  -r, --reps N            reps of a measurement, in pairs that rotate over\n"
 	"                          the CPUs (cost per CPU); default 8\n"
 	"      --run-ms N          its runs' length; default 100\n"
@@ -54,8 +55,13 @@ static const char usage_budget[] =
 	"      --no-store          record nothing (stored costs are still read)\n"
 	"  -q, --quiet             no progress lines\n";
 
+#define BUDGET_MAX_ARGS 16	/* -t or -w options */
+
 struct budget_args {
-	const char *tracers, *workloads, *cgroup, *target, *json, *store;
+	/* -t and -w add up when repeated, as run's do: each passed on to run's parser */
+	const char *tracers[BUDGET_MAX_ARGS], *workloads[BUDGET_MAX_ARGS];
+	int ntracers, nworkloads;
+	const char *cgroup, *target, *json, *store;
 	int seconds, max_age_h, reps, run_ms;
 	pid_t pid;
 	bool measure, no_store, quiet;
@@ -101,8 +107,16 @@ static void parse(int argc, char **argv, struct budget_args *a)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:w:r:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 't': a->tracers = optarg; break;
-		case 'w': a->workloads = optarg; break;
+		case 't':
+			if (a->ntracers == BUDGET_MAX_ARGS)
+				die_usage("too many -t options (at most %d)", BUDGET_MAX_ARGS);
+			a->tracers[a->ntracers++] = optarg;
+			break;
+		case 'w':
+			if (a->nworkloads == BUDGET_MAX_ARGS)
+				die_usage("too many -w options (at most %d)", BUDGET_MAX_ARGS);
+			a->workloads[a->nworkloads++] = optarg;
+			break;
 		case 'f': a->seconds = num_arg(optarg, "--for", 1, 3600); break;
 		case 'p': a->pid = num_arg(optarg, "--pid", 1, INT32_MAX); break;
 		case 'g': a->cgroup = optarg; break;
@@ -122,7 +136,7 @@ static void parse(int argc, char **argv, struct budget_args *a)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
-	if (!a->tracers)
+	if (!a->ntracers)
 		die_usage("which tracers? -t TRACERS (tracetax budget --help)");
 	if (a->pid && a->cgroup)
 		die_usage("--pid and --cgroup exclude each other");
@@ -136,24 +150,36 @@ static void parse(int argc, char **argv, struct budget_args *a)
 	}
 	if (a->target && !tt_syscall_find(a->target))
 		die_usage("unknown syscall '%s' (--target)", a->target);
-	if (a->workloads)
+	if (a->nworkloads)
 		a->measure = true;
 }
 
-/* The run's options as `tracetax run` takes them: its parser checks them. */
-static void run_args_for(const struct budget_args *a, const char *workloads, struct run_args *r)
+/*
+ * The run's options as `tracetax run` takes them: its parser checks them.
+ * @lead: a workload of the load before the user's -w (NULL: none); with
+ * neither, getpid.
+ */
+static void run_args_for(const struct budget_args *a, const char *lead, struct run_args *r)
 {
 	char reps[16], ms[16], err[512];
-	const char *argv[20];
+	const char *argv[24 + 4 * BUDGET_MAX_ARGS];
 	int n = 0;
 
 	snprintf(reps, sizeof(reps), "%d", a->reps);
 	snprintf(ms, sizeof(ms), "%d", a->run_ms);
 	argv[n++] = "run";
-	argv[n++] = "-t";
-	argv[n++] = a->tracers;
-	argv[n++] = "-w";
-	argv[n++] = workloads;
+	for (int i = 0; i < a->ntracers; i++) {
+		argv[n++] = "-t";
+		argv[n++] = a->tracers[i];
+	}
+	if (lead || !a->nworkloads) {
+		argv[n++] = "-w";
+		argv[n++] = lead ? lead : "getpid";
+	}
+	for (int i = 0; i < a->nworkloads; i++) {
+		argv[n++] = "-w";
+		argv[n++] = a->workloads[i];
+	}
 	argv[n++] = "-r";
 	argv[n++] = reps;
 	argv[n++] = "--run-ms";
@@ -379,9 +405,9 @@ int cmd_budget(int argc, char **argv)
 		die("out of memory");
 	parse(argc, argv, &a);
 	/* the tracers, checked and expanded as run does */
-	run_args_for(&a, a.workloads ? a.workloads : "getpid", &ra);
+	run_args_for(&a, NULL, &ra);
 	for (int i = 0; i < ra.m.nworkloads; i++)
-		if (a.workloads && !workload_find(ra.m.workloads[i])->cmd)
+		if (a.nworkloads && !workload_find(ra.m.workloads[i])->cmd)
 			die_usage("budget checks cmd:'COMMAND' workloads only, not '%s' (-w)",
 				  ra.m.workloads[i]);
 	for (int i = 0; i < ra.m.ntracers && b->ntracers < BUDGET_MAX_TRACERS; i++) {
@@ -422,12 +448,9 @@ int cmd_budget(int argc, char **argv)
 		if (strcmp(workload, "getpid"))
 			stored_costs(&a, b, "getpid");
 	} else {
-		char wl[4096];
 		struct hook_arg h = { b, workload };
 
-		snprintf(wl, sizeof(wl), "%s%s%s", workload, a.workloads ? "," : "",
-			 a.workloads ? a.workloads : "");
-		run_args_for(&a, wl, &ra);
+		run_args_for(&a, workload, &ra);
 		ret = run_measure(&ra, measured_hook, &h);
 		cli_release(&ra);
 		if (ret >= 128)

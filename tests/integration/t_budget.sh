@@ -78,6 +78,19 @@ assert m > 0 and 0.25 < p / m < 4, "predicted %.0f ns, measured %.0f ns per even
 PY
 done
 
+# -t and -w add up when repeated, as run's do: 2 tracers x 2 programs, 4 checks
+"$TT" budget -q -t bpf:tp/count -t bpf:rawtp/count --target getpid --for 1 --reps 2 --run-ms 20 \
+	-w "cmd:'$GN 1000'" -w "cmd:'$GN 3000'" --no-store --json "$TMP/b2.json" >"$TMP/b2.out" 2>&1 ||
+	fail "budget -t -t -w -w: exit $?: $(cat "$TMP/b2.out")"
+python3 - "$TMP/b2.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sorted(t["tracer"] for t in d["tracers"]) == ["bpf:rawtp/count", "bpf:tp/count"], d["tracers"]
+got = sorted((k["tracer"], k["events_per_run"]) for k in d["checks"])
+want = sorted((t, n) for t in ("bpf:tp/count", "bpf:rawtp/count") for n in (1000, 3000))
+assert got == want, "checks %r, want %r" % (got, want)
+PY
+
 # stored: the report has a budget section with both budgets' verdicts
 "$TT" report --store "$TMP/store.db" -o "$TMP/r.html" >"$TMP/r.out" 2>&1 ||
 	fail "report: $(cat "$TMP/r.out")"
