@@ -26,6 +26,14 @@
 #include "tracers/tools/tool.h"
 
 #define READY_LINE "tracetax: attached"
+/*
+ * bpftrace 0.17 can miss a SIGINT: its handler sets a flag that its loop
+ * checks before a blocking epoll_wait, so a signal between the check and
+ * the wait is seen only at the next event, and a workload that is gone
+ * makes none. Here 2 of 30 bpftraces sent SIGINT after their workload
+ * exited were still in epoll_wait 5 s later; another SIGINT wakes it.
+ */
+#define BT_RESIGNAL_MS 1000
 #define FILTER_PATH "/tmp"   /* what stat and stat-libc ask about, as in the post */
 
 enum { BT_COUNT, BT_FILTER };	/* tool_spec.kind */
@@ -100,12 +108,14 @@ static int filter_supported(const struct tracer *t, char *reason, size_t len)
 static const struct tool_spec bt_plain = {
 	.prog = "bpftrace", .package = "bpftrace", .mode = TOOL_ATTACH, .ready = "^" READY_LINE "$",
 	.harmless = "RLIMIT_MEMLOCK|^Attaching [0-9]+ probes", .detach_signal = SIGINT,
+	.resignal_ms = BT_RESIGNAL_MS,
 	.kind = BT_COUNT, .args = bt_args, .count = bt_count, .supported = bt_supported,
 };
 
 static const struct tool_spec bt_filter = {
 	.prog = "bpftrace", .package = "bpftrace", .mode = TOOL_ATTACH, .ready = "^" READY_LINE "$",
 	.harmless = "RLIMIT_MEMLOCK|^Attaching [0-9]+ probes", .detach_signal = SIGINT,
+	.resignal_ms = BT_RESIGNAL_MS,
 	.kind = BT_FILTER, .args = bt_args, .count = bt_count, .supported = filter_supported,
 };
 

@@ -206,6 +206,28 @@ static int exit_error(struct tracer *t, struct tool *tl, int st)
 }
 
 /*
+ * Waits up to TOOL_EXIT_MS for the tool to exit; a tool whose spec has
+ * resignal_ms gets its detach signal again at that interval meanwhile.
+ */
+static int wait_exit_resignal(struct tool *tl)
+{
+	int step = tl->spec->resignal_ms, waited = 0;
+
+	if (tl->spec->mode != TOOL_ATTACH || !tl->spec->detach_signal || step <= 0)
+		return tool_wait_exit(tl, TOOL_EXIT_MS);
+	for (;;) {
+		int ms = TOOL_EXIT_MS - waited < step ? TOOL_EXIT_MS - waited : step;
+
+		if (!tool_wait_exit(tl, ms))
+			return 0;
+		waited += ms;
+		if (waited >= TOOL_EXIT_MS || signals_interrupted())
+			return -1;
+		tool_signal(tl, tl->spec->detach_signal);
+	}
+}
+
+/*
  * Wrap mode: the workload has exited (the core waited for it), the tool
  * follows. Attach mode: the signal makes it detach, print and exit. Either
  * way the wait is bounded, and the whole group is killed afterwards.
@@ -221,7 +243,7 @@ int tool_stop(struct tracer *t, struct tt_hits *out)
 	tl->detached = now_ns();
 	if (tl->spec->mode == TOOL_ATTACH && tl->spec->detach_signal)
 		tool_signal(tl, tl->spec->detach_signal);
-	if (tool_wait_exit(tl, TOOL_EXIT_MS)) {
+	if (wait_exit_resignal(tl)) {
 		tool_forget(tl);
 		return tracer_error(t, "'%s' did not exit within %d s%s", tl->spec->prog,
 				    TOOL_EXIT_MS / 1000, signals_interrupted() ? " (interrupted)" : "");

@@ -56,6 +56,8 @@ struct tool_spec {
 	const char *harmless;    /* an ERE: stderr lines that are no complaint; NULL: none */
 	int detach_signal;       /* attach: what makes it detach, print and exit; 0: it
 	                            leaves by itself once the workload is gone */
+	int resignal_ms;         /* > 0: send detach_signal again every this many ms until
+	                            it exits (a tool that can miss the first, see bpftrace.c) */
 	int kind;                /* what tells one tool's tracers apart, for its own file */
 	/* The words after the program; @pid: the workload's (attach) or 0 (wrap). */
 	int (*args)(struct tracer *t, struct tool *tl, pid_t pid, struct tool_argv *av);
