@@ -16,6 +16,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define BUDGET_PROCS 4096
 
 const volatile __u32 filter_tgid = 0;     /* 0: every process */
+const volatile __u32 self_tgid = 0;       /* tracetax itself: its wait is not the box's */
 const volatile __u64 filter_cgid = 0;     /* 0: every cgroup */
 const volatile __u32 filter_level = 0;    /* the cgroup's depth under the root */
 const volatile __s32 filter_nr = -1;      /* -1: every syscall */
@@ -58,6 +59,8 @@ int tt_budget(struct bpf_raw_tracepoint_args *ctx)
 	__u64 *v;
 
 	if (filter_tgid && tgid != filter_tgid)
+		return 0;
+	if (tgid == self_tgid)
 		return 0;
 	if (filter_cgid && bpf_get_current_ancestor_cgroup_id(filter_level) != filter_cgid)
 		return 0;

@@ -225,6 +225,7 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 		return -1;
 	}
 	skel->rodata->filter_tgid = (uint32_t)o->pid;
+	skel->rodata->self_tgid = (uint32_t)getpid();
 	skel->rodata->filter_cgid = cgid;
 	skel->rodata->filter_level = level;
 	if (o->target) {

@@ -78,6 +78,16 @@ assert m > 0 and 0.25 < p / m < 4, "predicted %.0f ns, measured %.0f ns per even
 PY
 done
 
+# budget's own waiting is not the box's: its pid is never among the counted
+"$TT" budget -q -t bpf:tp/count --for 2 --no-store --json "$TMP/self.json" >"$TMP/self.out" 2>&1 &
+bp=$!
+wait $bp || fail "budget --for 2: exit $?: $(cat "$TMP/self.out")"
+python3 - "$TMP/self.json" $bp <<'PY' || exit 1
+import json, sys
+d, me = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert me not in [p["pid"] for p in d["rates"]["top_processes"]], "budget counted itself: %r" % d["rates"]["top_processes"]
+PY
+
 # -t and -w add up when repeated, as run's do: 2 tracers x 2 programs, 4 checks
 "$TT" budget -q -t bpf:tp/count -t bpf:rawtp/count --target getpid --for 1 --reps 2 --run-ms 20 \
 	-w "cmd:'$GN 1000'" -w "cmd:'$GN 3000'" --no-store --json "$TMP/b2.json" >"$TMP/b2.out" 2>&1 ||
