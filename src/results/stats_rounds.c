@@ -8,6 +8,7 @@
  * kept 95% (docs/method.md §5c, tests/unit/test_coverage.c).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,4 +118,82 @@ void stats_welch_diff(double ma, double sea, double dfa, double mb, double seb, 
 	ci[0] = d - t * se;
 	ci[1] = d + t * se;
 	*p = fmin(1, 2 * stats_t_upper(fabs(d) / se, *df));
+}
+
+void stats_repeat_pi(double m, double se, double df, double tau2, double level, double pi[2])
+{
+	double var = 2 * se * se + 2 * fmax(tau2, 0) * m * m, t;
+
+	pi[0] = pi[1] = NAN;
+	if (!isfinite(m) || !isfinite(var) || !(df > 0) || !(level > 0 && level < 1))
+		return;
+	t = stats_t_quantile((1 + level) / 2, df);
+	pi[0] = m - t * sqrt(var);
+	pi[1] = m + t * sqrt(var);
+}
+
+static int cmp_obs(const void *a, const void *b)
+{
+	const struct repeat_obs *x = a, *y = b;
+
+	if (x->group != y->group)
+		return (x->group > y->group) - (x->group < y->group);
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+double stats_repeat_tau2(struct repeat_obs *o, size_t n, int *cells, int *runs)
+{
+	long long *ids = calloc(n + 1, sizeof(*ids));
+	double num = 0, den = 0;
+	size_t nruns = 0;
+
+	*cells = *runs = 0;
+	if (!ids)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		ids[i] = o[i].run;
+	qsort(ids, n, sizeof(*ids), cmp_ll);
+	for (size_t i = 0; i < n; i++)
+		nruns += i == 0 || ids[i] != ids[i - 1];
+	free(ids);
+	*runs = (int)nruns;
+	if (nruns < 2)
+		return 0;
+	qsort(o, n, sizeof(*o), cmp_obs);
+	for (size_t i = 0, j; i < n; i = j) {
+		double mb = 0, mse = 0, v = 0, s2 = 0;
+		size_t k;
+		bool ok = !o[i].aa;
+
+		for (j = i; j < n && o[j].group == o[i].group; j++) {
+			ok = ok && !o[j].aa && isfinite(o[j].mean) && isfinite(o[j].se) && o[j].se >= 0;
+			mb += o[j].mean;
+			mse += o[j].se;
+		}
+		k = j - i;
+		if (!ok || k < 2)
+			continue;
+		mb /= (double)k;
+		mse /= (double)k;
+		if (!(fabs(mb) >= 4 * mse) || mb == 0)
+			continue;
+		for (size_t q = i; q < j; q++) {
+			double d = o[q].mean / mb - 1, r = o[q].se / mb;
+
+			v += d * d;
+			s2 += r * r;
+		}
+		/* var(m/mb), n - 1 denominator, less mean((se/mb)^2): weighted by K - 1 */
+		num += v - (double)(k - 1) * s2 / (double)k;
+		den += (double)(k - 1);
+		(*cells)++;
+	}
+	return den > 0 ? fmax(0, num / den) : 0;
 }

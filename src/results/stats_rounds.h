@@ -43,4 +43,35 @@ void stats_rounds_ci(const double *x, const int *round, size_t n, double level,
 void stats_welch_diff(double ma, double sea, double dfa, double mb, double seb, double dfb,
 		      double level, double ci[2], double *p, double *df);
 
+/*
+ * The repeat interval (docs/method.md §5c, "The repeat interval"): where
+ * the mean of a rerun of the same plan on this host should land, at
+ * @level. A run's mean @m has standard error @se (@df degrees of freedom,
+ * the t over round means'); a rerun's mean has its own, and each run's
+ * level moves with the host's speed between runs by a relative @tau2
+ * (variance, relative to the mean). So the difference of two runs' means
+ * has variance 2 se^2 + 2 tau2 m^2, and the interval is
+ * m -+ t(df) sqrt(2 se^2 + 2 tau2 m^2). NaN where se or df is not.
+ */
+void stats_repeat_pi(double m, double se, double df, double tau2, double level, double pi[2]);
+
+/* One cell of one earlier run, for stats_repeat_tau2(). */
+struct repeat_obs {
+	int group;                /* the cell: tracer, workload, threads, target */
+	long long run;            /* the run it came from */
+	double mean, se;          /* its overhead's mean and standard error */
+	int aa;                   /* an A/A cell: no cost for a drift to scale */
+};
+
+/*
+ * The relative between-run drift variance tau^2 from earlier runs' cells,
+ * as scripts/study/drift.py computes it: per group of K >= 2 runs with
+ * mean of means mb, not A/A and |mb| >= 4 mean(se), the excess
+ * var(m_k / mb) - mean((se_k / mb)^2), pooled over the groups weighted by
+ * K - 1, truncated at 0. 0 when fewer than 2 distinct runs are given or no
+ * group qualifies. *cells: the groups pooled; *runs: the distinct runs of
+ * @o. @o is sorted in place.
+ */
+double stats_repeat_tau2(struct repeat_obs *o, size_t n, int *cells, int *runs);
+
 #endif

@@ -691,6 +691,83 @@ static void test_rounds_ci(void **state)
 	assert_true(isnan(e.mean) && e.rounds == 0);
 }
 
+/* The repeat interval: sqrt(2) x the CI without drift, wider by the drift between runs */
+static void test_repeat_pi(void **state)
+{
+	double pi[2], ci[2];
+
+	(void)state;
+	/* m 100, se 2, 7 df, no drift: t(0.975, 7) sqrt(8) = 2.3646242515927844 x 2.8284271 */
+	stats_repeat_pi(100, 2, 7, 0, 0.95, pi);
+	assert_near(pi[0], 100 - 6.688167373037691, 1e-9);
+	assert_near(pi[1], 100 + 6.688167373037691, 1e-9);
+	/* exactly sqrt(2) x the half-width of the t over the same se */
+	ci[1] = stats_t_quantile(0.975, 7) * 2;
+	assert_near(pi[1] - 100, sqrt(2) * ci[1], 1e-9);
+	/* tau^2 0.01 (tau 10%): 2 x 4 + 2 x 0.01 x 100^2 = 208 */
+	stats_repeat_pi(100, 2, 7, 0.01, 0.95, pi);
+	assert_near(pi[0], 100 - 34.10309594529378, 1e-9);
+	assert_near(pi[1], 100 + 34.10309594529378, 1e-9);
+	/* a drift scales the cost: a negative mean widens the same, 0 not at all */
+	stats_repeat_pi(-100, 2, 7, 0.01, 0.95, pi);
+	assert_near(pi[1], -100 + 34.10309594529378, 1e-9);
+	stats_repeat_pi(0, 2, 7, 0.01, 0.95, pi);
+	assert_near(pi[1], 6.688167373037691, 1e-9);
+	/* a negative tau^2 counts as 0; no se or df, no interval */
+	stats_repeat_pi(100, 2, 7, -1, 0.95, pi);
+	assert_near(pi[1], 100 + 6.688167373037691, 1e-9);
+	stats_repeat_pi(100, NAN, 7, 0, 0.95, pi);
+	assert_true(isnan(pi[0]) && isnan(pi[1]));
+	stats_repeat_pi(100, 2, NAN, 0, 0.95, pi);
+	assert_true(isnan(pi[0]) && isnan(pi[1]));
+}
+
+/* tau^2 from earlier runs, by hand; what is left out; truncation at 0; fewer than 2 runs */
+static void test_repeat_tau2(void **state)
+{
+	struct repeat_obs o[] = {
+		/* group 0, runs 1-3: means 100, 110, 90 (mb 100), se 2: sum d^2 0.02, se^2/mb^2
+		 * 0.0004 each: 0.02 - 2 x 0.0012 / 3 = 0.0192 over 2 df */
+		{ .group = 0, .run = 3, .mean = 90, .se = 2 },
+		{ .group = 0, .run = 1, .mean = 100, .se = 2 },
+		{ .group = 0, .run = 2, .mean = 110, .se = 2 },
+		/* group 1, runs 1-2: equal means 50, se 1: 0 - 1 x 2 x 0.0004 / 2 = -0.0004, 1 df */
+		{ .group = 1, .run = 1, .mean = 50, .se = 1 },
+		{ .group = 1, .run = 2, .mean = 50, .se = 1 },
+		/* left out: an A/A cell, a mean under 4 se, a cell of one run */
+		{ .group = 2, .run = 1, .mean = 0, .se = 1, .aa = 1 },
+		{ .group = 2, .run = 2, .mean = 80, .se = 1, .aa = 1 },
+		{ .group = 3, .run = 1, .mean = 5, .se = 10 },
+		{ .group = 3, .run = 2, .mean = 15, .se = 10 },
+		{ .group = 4, .run = 4, .mean = 1000, .se = 1 },
+	};
+	struct repeat_obs flat[] = {
+		/* equal means, se 5 of 100: -0.0025 -> 0 */
+		{ .group = 0, .run = 1, .mean = 100, .se = 5 },
+		{ .group = 0, .run = 2, .mean = 100, .se = 5 },
+	};
+	struct repeat_obs one[] = {
+		{ .group = 0, .run = 7, .mean = 100, .se = 1 },
+		{ .group = 1, .run = 7, .mean = 200, .se = 1 },
+	};
+	int cells, runs;
+
+	(void)state;
+	/* (0.0192 - 0.0004) / 3 */
+	assert_near(stats_repeat_tau2(o, N(o), &cells, &runs), 0.0188 / 3, 1e-12);
+	assert_int_equal(cells, 2);
+	assert_int_equal(runs, 4);
+	assert_near(stats_repeat_tau2(flat, N(flat), &cells, &runs), 0, 0);
+	assert_int_equal(cells, 1);
+	assert_int_equal(runs, 2);
+	/* one earlier run: nothing to compare, 0 */
+	assert_near(stats_repeat_tau2(one, N(one), &cells, &runs), 0, 0);
+	assert_int_equal(cells, 0);
+	assert_int_equal(runs, 1);
+	assert_near(stats_repeat_tau2(one, 0, &cells, &runs), 0, 0);
+	assert_int_equal(runs, 0);
+}
+
 /* Student's t upper tail, and Welch's interval and p built on it */
 static void test_t_upper_welch(void **state)
 {
@@ -765,6 +842,8 @@ int main(void)
 		cmocka_unit_test(test_seed_of),
 		cmocka_unit_test(test_rounds_ci),
 		cmocka_unit_test(test_t_upper_welch),
+		cmocka_unit_test(test_repeat_pi),
+		cmocka_unit_test(test_repeat_tau2),
 		cmocka_unit_test(test_coverage_mean),
 		cmocka_unit_test(test_coverage_ratio),
 		cmocka_unit_test(test_finish_cell),
