@@ -193,6 +193,28 @@ static int read_version(struct rd *x, json_t *d)
 	return 0;
 }
 
+/* The repeat intervals' drift: absent before them (drift.known false). */
+static int read_drift(struct rd *x, json_t *d, struct repeat_drift *o)
+{
+	json_t *v = json_object_get(d, "repeat_drift");
+	size_t at;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	if (!v || json_is_null(v))
+		return 0;
+	at = rd_push(x, "repeat_drift");
+	if (!json_is_object(v))
+		return rd_fail(x, "want an object or null, not %s", rd_type(v));
+	ret = rd_num(x, v, "tau", 0, 0, &o->tau) ||
+	      rd_intv(x, v, "runs", 0, INT_MAX, &o->runs) ||
+	      rd_intv(x, v, "cells", 0, INT_MAX, &o->cells) ||
+	      rd_str(x, v, "note", o->note, sizeof(o->note), F_NULL) ? -1 : 0;
+	rd_pop(x, at);
+	o->known = !ret;
+	return ret;
+}
+
 static int read_results(struct rd *x, json_t *d, struct results *r)
 {
 	char version[sizeof(r->env.tracetax_version)];
@@ -202,7 +224,8 @@ static int read_results(struct rd *x, json_t *d, struct results *r)
 	if (read_version(x, d) ||
 	    rd_str(x, d, "tracetax_version", version, sizeof(version), F_NONEMPTY) ||
 	    read_env(x, d, &r->env) || read_options(x, d, &r->opts) ||
-	    rd_num(x, d, "elapsed_s", 0, F_NULL, &r->elapsed_s) || doc_read_top_dist(x, d, r))
+	    rd_num(x, d, "elapsed_s", 0, F_NULL, &r->elapsed_s) || doc_read_top_dist(x, d, r) ||
+	    read_drift(x, d, &r->drift))
 		return -1;
 	r->nfloors = (int)count_of(d, "noise_floors");
 	r->ncells = (int)count_of(d, "cells");

@@ -214,6 +214,7 @@ static int read_figures(struct rd *x, json_t *o, struct cell *c, bool ok)
 
 	c->between_share = NAN;
 	c->rounds = 0;
+	c->repeat95[0] = c->repeat95[1] = NAN;
 	ret = rd_summary(x, o, "baseline_ns_per_op", (size_t)c->nreps, f, &c->base, &have[0]) ||
 	      rd_summary(x, o, "traced_ns_per_op", (size_t)c->nreps, f, &c->traced, &have[1]) ||
 	      rd_summary(x, o, "overhead_ns_per_event", (size_t)c->nreps, f, &c->overhead, &have[2]) ||
@@ -226,6 +227,7 @@ static int read_figures(struct rd *x, json_t *o, struct cell *c, bool ok)
 	      (json_object_get(o, "rounds") && rd_intv(x, o, "rounds", 0, c->nreps, &c->rounds)) ||
 	      (json_object_get(o, "between_round_share") &&
 	       rd_num(x, o, "between_round_share", 0, F_NULL, &c->between_share)) ||
+	      (json_object_get(o, "repeat95") && rd_pair(x, o, "repeat95", F_NULL, c->repeat95)) ||
 	      rd_num(x, o, "steal_pct", 0, F_NULL, &c->steal_pct) ? -1 : 0;
 	if (ret)
 		return -1;

@@ -136,7 +136,7 @@ static json_t *run_json(const struct rep *r, int threads)
 
 /* Figures only for cells that measured: a failed cell's partial reps stay
  * in "runs" for diagnosis but get no summary a reader could mistake. */
-static void cell_stats(json_t *o, const struct cell *c)
+static void cell_stats(json_t *o, const struct cell *c, bool repeat)
 {
 	bool ok = c->status == CELL_OK && c->nreps > 0;
 
@@ -152,6 +152,9 @@ static void cell_stats(json_t *o, const struct cell *c)
 	json_object_set_new(o, "below_noise_floor", json_boolean(ok && c->below_floor));
 	json_object_set_new(o, "rounds", json_integer(ok ? c->rounds : 0));
 	json_object_set_new(o, "between_round_share", ok ? json_num(c->between_share) : json_null());
+	/* absent in a document read from before the repeat interval, as it was */
+	if (repeat)
+		json_object_set_new(o, "repeat95", ok ? pair(c->repeat95[0], c->repeat95[1]) : json_null());
 	json_object_set_new(o, "precision", !ok ? json_null() :
 		json_pack("{s:o, s:o, s:s}",
 			  "target_pct", c->precision_pct > 0 ? json_real(c->precision_pct) : json_null(),
@@ -201,7 +204,7 @@ static json_t *prog_json(const struct cell *c)
 			 "reason", str_or_null(p->reason));
 }
 
-static json_t *cell_json(const struct cell *c)
+static json_t *cell_json(const struct cell *c, bool repeat)
 {
 	json_t *runs = json_array();
 	json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:o, s:o, s:s, s:o, s:b, s:I, s:I, s:I, s:I, s:i, "
@@ -220,7 +223,7 @@ static json_t *cell_json(const struct cell *c)
 
 	if (!o || !runs)
 		die("out of memory");
-	cell_stats(o, c);
+	cell_stats(o, c, repeat);
 	json_object_set_new(o, "program", prog_json(c));
 	json_object_set_new(o, "verified_syscall", str_or_null(c->verified_syscall));
 	json_object_set_new(o, "disturbed", json_boolean(c->disturbed));
@@ -273,7 +276,7 @@ static json_t *results_json(const struct results *r)
 	if (!doc || !cells)
 		die("out of memory");
 	for (int i = 0; i < r->ncells; i++)
-		json_array_append_new(cells, cell_json(&r->cells[i]));
+		json_array_append_new(cells, cell_json(&r->cells[i], r->drift.known));
 	json_object_set_new(doc, "timing", output_json_timing(&r->timing));
 	json_object_set_new(doc, "noise_floors", floors_json(r));
 	json_object_set_new(doc, "bpf_stats_cost", !r->stats_cost.measured ? json_null() :
@@ -281,6 +284,12 @@ static json_t *results_json(const struct results *r)
 			  "workload", str(r->stats_cost.workload), "threads", r->stats_cost.threads,
 			  "pairs", r->stats_cost.pairs, "ns_per_event", json_num(r->stats_cost.mean),
 			  "ci95", pair(r->stats_cost.ci95[0], r->stats_cost.ci95[1])));
+	if (r->drift.known)
+		json_object_set_new(doc, "repeat_drift",
+			json_pack("{s:o, s:i, s:i, s:o, s:o}", "tau", json_num(r->drift.tau),
+				  "runs", r->drift.runs, "cells", r->drift.cells,
+				  "window_days", json_integer(REPEAT_WINDOW_DAYS),
+				  "note", str_or_null(r->drift.note)));
 	json_object_set_new(doc, "cells", cells);
 	/* a plan's claims (claims.h); a plain run's document has none: absent reads as null */
 	if (r->nclaims)

@@ -533,6 +533,41 @@ void results_finish(struct results *r)
 		format_ns(ns, sizeof(ns), f->ns);
 		note_add(c, "below the noise floor (%s ns)", ns);
 	}
+	/* the session replaces it with the store's drift (cmd_repeat_drift) */
+	results_set_repeat(r, 0, 0, 0, "earlier runs not looked up");
+}
+
+bool results_overhead_se(const struct cell *c, double *se, double *df)
+{
+	const double *ci = c->overhead.ci95;
+
+	*se = *df = NAN;
+	if (c->status != CELL_OK || !isfinite(ci[0]) || !isfinite(ci[1]))
+		return false;
+	*df = c->rounds >= 2 ? c->rounds - 1 : c->overhead.n > 1 ? (double)c->overhead.n - 1 : NAN;
+	if (!(*df > 0))
+		return false;
+	*se = (ci[1] - ci[0]) / 2 / stats_t_quantile(0.975, *df);
+	return true;
+}
+
+void results_set_repeat(struct results *r, double tau, int runs, int cells, const char *note)
+{
+	struct repeat_drift *d = &r->drift;
+
+	d->known = true;
+	d->tau = isfinite(tau) && tau > 0 ? tau : 0;
+	d->runs = runs;
+	d->cells = cells;
+	snprintf(d->note, sizeof(d->note), "%s", note ? note : "");
+	for (int i = 0; i < r->ncells; i++) {
+		struct cell *c = &r->cells[i];
+		double se, df;
+
+		c->repeat95[0] = c->repeat95[1] = NAN;
+		if (results_overhead_se(c, &se, &df))
+			stats_repeat_pi(c->overhead.mean, se, df, d->tau * d->tau, 0.95, c->repeat95);
+	}
 }
 
 void results_release(struct results *r)

@@ -158,6 +158,9 @@ struct cell {
 	int rounds;               /* rounds its reps ran in (results_finish_cell) */
 	double between_share;     /* the variance of the overhead between rounds, share
 	                             of the total (two-level); NaN with < 2 rounds */
+	double repeat95[2];       /* where a rerun's overhead mean should land: the
+	                             repeat interval (results_set_repeat); NaN where
+	                             the CI is */
 	bool disturbed;           /* other tracing changed during the cell */
 	char disturbed_by[256];   /* what appeared or went away */
 	char tracer_note[256];    /* what the tracer said a reader must know */
@@ -272,6 +275,21 @@ struct run_options {
 	bool rotate;              /* --placement rotate */
 };
 
+/*
+ * The between-run drift the repeat intervals use (docs/method.md §5c, "The
+ * repeat interval"): tau from earlier comparable runs in the store, or 0
+ * and why not.
+ */
+#define REPEAT_WINDOW_DAYS 14     /* earlier runs looked at: started this recently */
+#define REPEAT_MAX_RUNS 20        /* and at most this many, the newest */
+struct repeat_drift {
+	bool known;               /* false: a document from before the repeat interval */
+	double tau;               /* relative sd of a run's overhead mean between runs, >= 0 */
+	int runs;                 /* earlier comparable runs looked at */
+	int cells;                /* cells pooled for tau */
+	char note[160];           /* why tau is 0 without a figure behind it; "" */
+};
+
 struct claim_row;
 
 struct results {
@@ -285,6 +303,7 @@ struct results {
 	double elapsed_s;
 	struct timing timing;
 	const struct claim_row *claims;   /* a plan's claims on this run (claims.h); NULL */
+	struct repeat_drift drift;    /* the repeat intervals' (results_set_repeat) */
 	int nclaims;
 };
 
@@ -306,6 +325,17 @@ bool results_hits_ok(const struct cell *c, int64_t hits, int64_t events);
  */
 void results_overhead_ci(const struct cell *c, double ci[2], double *mean, int *rounds,
 			 double *between_share);
+/*
+ * The standard error and degrees of freedom behind a cell's overhead ci95:
+ * its half-width / t(0.975, df), df = rounds - 1 (n - 1 with one round).
+ * false (NaN) where the CI is not finite.
+ */
+bool results_overhead_se(const struct cell *c, double *se, double *df);
+/*
+ * Every ok cell's repeat95 from its ci95 and @tau (stats_repeat_pi), and
+ * r->drift set to @tau, @runs, @cells, @note ("" or why tau is 0).
+ */
+void results_set_repeat(struct results *r, double tau, int runs, int cells, const char *note);
 /* A between-round share above this gets a note: the drift dominates. */
 #define RESULTS_BETWEEN_NOTE 0.5
 

@@ -196,6 +196,10 @@ static void add_cmd_and_claims(void)
 	c.per_cpu[0] = (struct cpu_overhead){ .cpu = 0, .n = 4, .mean = 200, .ci95 = { 180, 220 } };
 	c.per_cpu[1] = (struct cpu_overhead){ .cpu = 1, .n = 4, .mean = 400, .ci95 = { 380, 420 } };
 	c.cpus_differ = true;
+	/* the repeat interval and the drift between runs it adds */
+	r.drift = (struct repeat_drift){ .known = true, .tau = 0.02, .runs = 3, .cells = 2 };
+	c.repeat95[0] = 150;
+	c.repeat95[1] = 450;
 	add_written(&r);
 	free(pf);
 }
