@@ -164,6 +164,38 @@ int cmd_record_run(const char *store_opt, const struct results *r, bool quiet)
 	return ret;
 }
 
+void cmd_repeat_drift(const char *store_opt, bool no_store, struct results *r)
+{
+	char path[4096], err[512], host[32], note[160];
+	struct store *s;
+	double tau = 0;
+	int runs = 0, cells = 0;
+
+	if (no_store) {
+		results_set_repeat(r, 0, 0, 0, "--no-store: no earlier runs to take it from");
+		return;
+	}
+	/* a store that is not there yet, or cannot be read, costs the drift alone */
+	if (store_path(store_opt, path, sizeof(path), err, sizeof(err)) ||
+	    !(s = store_open(path, false, err, sizeof(err)))) {
+		results_set_repeat(r, 0, 0, 0, "no results store to take it from");
+		return;
+	}
+	host_id(host, sizeof(host));
+	if (store_repeat_drift(s, r, host, &tau, &runs, &cells, err, sizeof(err))) {
+		warning("the repeat interval's drift: %s", err);
+		results_set_repeat(r, 0, 0, 0, "the results store could not be read");
+	} else if (runs < 2) {
+		snprintf(note, sizeof(note), "%d earlier comparable run%s in the store, 2 needed",
+			 runs, runs == 1 ? "" : "s");
+		results_set_repeat(r, 0, runs, 0, note);
+	} else {
+		results_set_repeat(r, tau, runs, cells, cells ? "" :
+				   "no cell of the earlier runs had a cost clear of its noise");
+	}
+	store_close(s);
+}
+
 static int print_history(const struct store_run *run, const struct store_cell *c, void *arg)
 {
 	int *lines = arg;

@@ -30,7 +30,7 @@
 #include "output/table.h"
 #include "tracers/tracer.h"
 
-static void run_output(const struct run_args *a, const char *prom_path, const struct results *r,
+static void run_output(const struct run_args *a, const char *prom_path, struct results *r,
 		       int *ret)
 {
 	/* --json -, --csv -, --markdown -: stdout holds the export alone; the
@@ -40,6 +40,8 @@ static void run_output(const struct run_args *a, const char *prom_path, const st
 			  (a->markdown_path && !strcmp(a->markdown_path, "-"));
 	FILE *table = a->no_table ? NULL : export_out ? (a->quiet ? NULL : stderr) : stdout;
 
+	/* before every output: the table and the document state the same intervals */
+	cmd_repeat_drift(a->store, a->no_store, r);
 	if (table)
 		output_table(r, table, cmd_want_colour(a->colour, fileno(table)));
 	if (table && a->explain)
@@ -188,6 +190,7 @@ static int run_in_vm(const struct run_args *a, run_hook hook, void *arg)
 	vm_outcome_release(&o);
 	if (hook)
 		hook(&d.r, arg);
+	/* the repeat intervals stay the guest's (no store: tau 0), as its table printed them */
 	if (a->json_path && output_json_file(&d.r, a->json_path))
 		ret = EXIT_FAILED;
 	if (a->csv_path && output_file(a->csv_path, NULL, &d.r, output_csv))

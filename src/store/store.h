@@ -92,6 +92,18 @@ int store_history(struct store *s, const struct store_filter *f,
 
 #endif
 
+/*
+ * The between-run drift for @r's repeat intervals (docs/method.md §5c,
+ * "The repeat interval"): the newest REPEAT_MAX_RUNS runs that started in
+ * the REPEAT_WINDOW_DAYS before @r on its hostname (and machine @host,
+ * where both are known), kernel and tracetax version; their ok,
+ * undisturbed cells that @r has too, pooled by stats_repeat_tau2(). *tau
+ * (0 with fewer than 2 such runs), *runs and *cells as it says; 0, or -1
+ * with @err.
+ */
+int store_repeat_drift(struct store *s, const struct results *r, const char *host,
+		       double *tau, int *runs, int *cells, char *err, size_t errlen);
+
 /* `tracetax budget`: a tracer's cost per event measured here before. */
 struct store_cost_query {
 	const char *tracer, *workload;

@@ -23,6 +23,12 @@
 
 static char dir[64], db[128];
 
+#define assert_near(a, b, eps) do {						\
+	double a_ = (a), b_ = (b);						\
+	if (!(fabs(a_ - b_) <= (eps)))						\
+		fail_msg("%s = %.17g, want %.17g +- %g", #a, a_, b_, (double)(eps));	\
+} while (0)
+
 static int setup(void **state)
 {
 	(void)state;
@@ -58,6 +64,23 @@ static int64_t record(struct store *s, double shift)
 	free(doc);
 	results_release(&r);
 	return id;
+}
+
+/* A run of bpf:tp/count at 25 + @shift ns, on @kernel, started at @started. */
+static void record_at(struct store *s, double shift, const char *kernel, const char *started)
+{
+	struct results r;
+	char err[512], *doc;
+	int64_t id = 0;
+
+	fake_results(&r, 5, shift);
+	fake_set(r.env.kernel, sizeof(r.env.kernel), kernel);
+	fake_set(r.env.started, sizeof(r.env.started), started);
+	doc = output_json_string(&r);
+	if (store_record(s, &r, doc, "0123456789abcdef", &id, err, sizeof(err)))
+		fail_msg("%s", err);
+	free(doc);
+	results_release(&r);
 }
 
 struct seen { int runs, cells; int64_t ids[64]; };
@@ -135,6 +158,53 @@ static void test_record_and_find(void **state)
 	assert_int_equal(bpf.cells, 4);
 	assert_int_equal(history(s, (struct store_filter){ .tracer = "strace" }).runs, 0);
 	store_close(s);
+}
+
+/*
+ * The repeat interval's drift: the earlier runs of this host, kernel and
+ * version in the 14 days before, their ok cells the run has too (not the
+ * A/A cell): bpf:tp/count at 25, 35, 45 ns, each with the fake cell's se
+ * (reps 25 + 0, 1.5, -1, -0.5, 0: sd sqrt(0.875), se^2 0.175).
+ */
+static void test_repeat_drift(void **state)
+{
+	const char *k = "6.1.0-28-amd64";
+	struct results now;
+	struct store *s;
+	char err[512];
+	double tau, want;
+	int runs, cells;
+
+	(void)state;
+	fresh("drift.db");
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	fake_results(&now, 5, 0);
+	fake_set(now.env.started, sizeof(now.env.started), "2025-01-20T00:00:00Z");
+	record_at(s, 0, k, "2025-01-10T00:00:00Z");
+	/* one earlier run: no tau */
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
+					    err, sizeof(err)), 0);
+	assert_int_equal(runs, 1);
+	assert_near(tau, 0, 0);
+	record_at(s, 10, k, "2025-01-12T00:00:00Z");
+	record_at(s, 20, k, "2025-01-19T23:59:59Z");
+	/* not comparable: another kernel, 15 days before, after it, another machine */
+	record_at(s, 500, "6.12.0", "2025-01-15T00:00:00Z");
+	record_at(s, 500, k, "2025-01-05T00:00:00Z");
+	record_at(s, 500, k, "2025-01-21T00:00:00Z");
+	assert_int_equal(store_repeat_drift(s, &now, "fedcba9876543210", &tau, &runs, &cells,
+					    err, sizeof(err)), 0);
+	assert_int_equal(runs, 0);
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
+					    err, sizeof(err)), 0);
+	assert_int_equal(runs, 3);
+	assert_int_equal(cells, 1);
+	/* means 25, 35, 45 over 35: var 100/35^2; less se^2/35^2 */
+	want = sqrt(100.0 / 1225 - 0.175 / 1225);
+	assert_near(tau, want, 1e-9);
+	store_close(s);
+	results_release(&now);
 }
 
 /* Two processes recording at once: both succeed, nothing is lost. */
@@ -270,6 +340,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_and_find),
 		cmocka_unit_test(test_two_writers),
+		cmocka_unit_test(test_repeat_drift),
 		cmocka_unit_test(test_migrate_1_2),
 		cmocka_unit_test(test_refused),
 	};
