@@ -317,6 +317,24 @@ static void print_footer(FILE *out, const struct style *st, bool reader, bool pr
 		"detach) to the tool's exit, mean" : "", st->reset);
 }
 
+/* What the document's repeat95 is, and the drift between runs it adds. */
+static void print_repeat(FILE *out, const struct results *r, const struct style *st)
+{
+	const struct repeat_drift *d = &r->drift;
+
+	if (!d->known)
+		return;
+	if (d->tau > 0)
+		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land, 95%%: mean +-\n"
+			"t sqrt(2 se^2 + 2 (tau mean)^2), se the CI's; tau %.2g%%: the drift between runs, "
+			"from %d\nearlier run%s (%d cell%s)%s\n", st->dim, 100 * d->tau, d->runs,
+			d->runs == 1 ? "" : "s", d->cells, d->cells == 1 ? "" : "s", st->reset);
+	else
+		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land, 95%%: +-sqrt(2) "
+			"x the CI;\nno drift between runs added%s%s%s%s\n", st->dim, d->note[0] ? " (" : "",
+			d->note, d->note[0] ? ")" : "", st->reset);
+}
+
 /* --placement rotate: each cell's overhead on each CPU its reps ran on. */
 static void print_per_cpu(FILE *out, const struct results *r, const struct style *st)
 {
@@ -376,6 +394,7 @@ void output_table(const struct results *r, FILE *out, bool colour)
 		fputc('\n', out);
 		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG], l.show[COL_TOOL],
 			     r->opts.rounds);
+		print_repeat(out, r, st);
 		print_per_cpu(out, r, st);
 		output_dist_sections(r, out, st->reset[0]);
 		output_table_net(r, out, st->bold, st->reset);
