@@ -219,6 +219,15 @@ static void pair_of_three(json_t *d)
 			    json_pack("[f, f, f]", 1.0, 2.0, 3.0));
 }
 static void not_object(json_t *d) { json_object_set_new(d, "environment", json_array()); }
+static void drift_negative(json_t *d)
+{
+	json_object_set_new(json_object_get(d, "repeat_drift"), "tau", json_real(-0.1));
+}
+static void drift_array(json_t *d) { json_object_set_new(d, "repeat_drift", json_array()); }
+static void repeat_of_three(json_t *d)
+{
+	json_object_set_new(cell(d, 1), "repeat95", json_pack("[f, f, f]", 1.0, 2.0, 3.0));
+}
 
 static void test_refused(void **state)
 {
@@ -240,6 +249,50 @@ static void test_refused(void **state)
 	refused(seed_letters, "/options/seed", "digits");
 	refused(pair_of_three, "/cells/1/overhead_ns_per_event/ci95", "want [lo, hi]");
 	refused(not_object, "/environment", "want an object, not an array");
+	refused(drift_negative, "/repeat_drift/tau", "below 0");
+	refused(drift_array, "/repeat_drift", "want an object or null");
+	refused(repeat_of_three, "/cells/1/repeat95", "want [lo, hi]");
+}
+
+/*
+ * The repeat interval: read back as written; a document from before it
+ * (no repeat95, no repeat_drift) reads with none and is written back
+ * without them, and its table has no line about it.
+ */
+static void test_repeat_fields(void **state)
+{
+	json_t *j = json_loads(fake_doc, 0, NULL);
+	char err[512], *text, *again, *t;
+	struct doc d;
+
+	(void)state;
+	assert_int_equal(parse(&d, fake_doc, err, sizeof(err)), 0);
+	assert_true(d.r.drift.known);
+	assert_float_equal(d.r.drift.tau, 0, 0);
+	assert_string_equal(d.r.drift.note, "earlier runs not looked up");
+	assert_float_equal(d.r.cells[1].repeat95[1], fake.cells[1].repeat95[1], 0);
+	assert_true(isnan(d.r.cells[2].repeat95[0]));	/* skipped: null */
+	doc_release(&d);
+	json_object_del(j, "repeat_drift");
+	for (size_t i = 0; i < 3; i++)
+		json_object_del(cell(j, i), "repeat95");
+	text = json_dumps(j, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	assert_int_equal(parse(&d, text, err, sizeof(err)), 0);
+	assert_false(d.r.drift.known);
+	assert_true(isnan(d.r.cells[1].repeat95[0]));
+	again = output_json_string(&d.r);
+	assert_null(strstr(again, "repeat"));
+	t = table_of(&d.r);
+	assert_null(strstr(t, "repeat95"));
+	free(t);
+	t = table_of(&fake);
+	assert_non_null(strstr(t, "repeat95 (in the JSON): where a rerun's mean should land, 95%: +-sqrt(2) x the CI;\n"
+				  "no drift between runs added (earlier runs not looked up)\n"));
+	free(t);
+	free(again);
+	doc_release(&d);
+	free(text);
+	json_decref(j);
 }
 
 static void refused_text(const char *text, const char *what)
@@ -542,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_refused_text),
 		cmocka_unit_test(test_tolerant),
+		cmocka_unit_test(test_repeat_fields),
 		cmocka_unit_test(test_v3_fields),
 		cmocka_unit_test(test_v2),
 		cmocka_unit_test(test_refused_v3),
