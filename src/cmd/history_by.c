@@ -33,15 +33,23 @@ struct groups {
 	int n, cap;
 };
 
-/* A host: its name and, for a run measured here or by another tracetax, its id's hash. */
+/*
+ * A host: its name and, for a run measured here or by another tracetax, its
+ * id's hash; a run in a VM of --kernel is that VM's, not the host's (under
+ * tcg its ns are not the host's costs), and a kernel's row says so too.
+ */
 static void key_of(enum history_by by, const struct store_run *run, char *buf, size_t len)
 {
+	char vm[32] = "";
+
+	if (*run->vm)
+		snprintf(vm, sizeof(vm), " [%s VM]", run->vm);
 	if (by == BY_KERNEL)
-		snprintf(buf, len, "%s", run->kernel);
+		snprintf(buf, len, "%s%s", run->kernel, vm);
 	else if (*run->host_id)
-		snprintf(buf, len, "%s (%.8s)", run->host, run->host_id);
+		snprintf(buf, len, "%s (%.8s)%s", run->host, run->host_id, vm);
 	else
-		snprintf(buf, len, "%s (imported)", run->host);
+		snprintf(buf, len, "%s (imported)%s", run->host, vm);
 }
 
 static struct group *find(struct groups *gs, const char *key, const struct store_cell *c)

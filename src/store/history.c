@@ -24,7 +24,7 @@ static void col_text(struct db_stmt *st, int i, char *dst, size_t len)
 /* Both engines (db.h): CAST(? AS TEXT) IS NULL, GLOB, an alias for the subquery. */
 static const char runs_sql[] =
 	"SELECT * FROM (SELECT r.id, " ENV("started") ", " ENV("hostname") ", " ENV("kernel") ", "
-	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") ", r.host_id FROM runs r WHERE "
+	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") ", r.host_id, " ENV("vm") " FROM runs r WHERE "
 	"(CAST(?1 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?1)) AND "
 	"(CAST(?2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.tracer GLOB ?2)) AND "
 	"(CAST(?3 AS TEXT) IS NULL OR " ENV("kernel") " GLOB ?3) ORDER BY r.id DESC LIMIT ?4) AS h ORDER BY 1";
@@ -119,6 +119,7 @@ int store_history(struct store *s, const struct store_filter *f,
 		run.skipped = (int)db_col_int64(runs, 5);
 		run.failed = (int)db_col_int64(runs, 6);
 		col_text(runs, 7, run.host_id, sizeof(run.host_id));
+		col_text(runs, 8, run.vm, sizeof(run.vm));
 		if (list_tracers(tracers, &run) < 0) {
 			rc = -1;
 			break;

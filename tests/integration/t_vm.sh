@@ -59,6 +59,9 @@ PY
 # The host's store has the run, with the guest's kernel.
 "$TT" history >"$TMP/hist" 2>&1 || fail "history: $(cat "$TMP/hist")"
 grep -q " $REL " "$TMP/hist" || fail "the store has no run on kernel $REL: $(cat "$TMP/hist")"
+# the guest's figures are the VM's, not the host's: history --by keeps them apart
+"$TT" history -t bpf:kprobe/count --by host >"$TMP/byhost" 2>&1 || fail "history --by host: $(cat "$TMP/byhost")"
+grep -q "\[tcg VM\] *bpf:kprobe/count" "$TMP/byhost" || fail "history --by host mixes the VM's run with the host's: $(cat "$TMP/byhost")"
 "$TT" show last >"$TMP/show" 2>&1 || fail "show last: $(cat "$TMP/show")"
 grep -q "^in a VM: kernel $REL, accel tcg" "$TMP/show" || fail "show last: no 'in a VM' line"
 
