@@ -118,7 +118,7 @@ int output_clocks_json(const struct clocks_report *r, FILE *f)
 			"tsc_hz", json_num(r->tsc_hz > 0 ? r->tsc_hz : NAN), "tsc_flags", words(r->tsc_flags),
 			"timer", TIMER_NAME, "timer_floor_ns", json_num(r->timer_floor_ns),
 			"sources", src);
-	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(doc);
 	if (!s)
 		return -1;

@@ -138,7 +138,7 @@ int output_pair_json(const struct pair_results *r, const char *path)
 		"hook", r->hook ? json_string(r->hook) : json_null(),
 		"clock", pair_clock_helpers[r->args.clock], "workload", r->args.workload,
 		"iterations", (json_int_t)r->args.iterations, "cells", cells);
-	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(doc);
 	if (!s)
 		die("out of memory");

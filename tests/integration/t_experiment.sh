@@ -77,18 +77,15 @@ if not any(l.startswith("tracer ") or l.startswith("storage ") for l in out):
 PY
 	for j in "$TMP/$e.json"*; do
 		head -c1 "$j" | grep -q '{' || continue
-		if grep -q '"start_probe"' "$j"; then	# a pair's document: no schema of its own yet
-			python3 - "$j" <<'PY' || fail "$e: pair document $j invalid"
+		# a pair's document has its own definition in the schema (validate_json.py picks it)
+		python3 tests/validate_json.py "$j" || fail "$e: document $j invalid"
+		if grep -q '"start_probe"' "$j"; then
+			python3 - "$j" <<'PY' || fail "$e: pair document $j: more paired than events"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert isinstance(d.get("cells"), list) and d["cells"], "no cells"
 for c in d["cells"]:
-    assert c["status"] in ("ok", "skipped", "failed"), c["status"]
-    assert c["status"] == "ok" or c["reason"], "a cell not ok without a reason"
     assert c["status"] != "ok" or c["paired"] <= c["events"], "more paired than events"
 PY
-		else
-			python3 tests/validate_json.py "$j" || fail "$e: document $j invalid"
 		fi
 	done
 done

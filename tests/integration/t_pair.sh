@@ -13,6 +13,13 @@ N=20000
 	fail "tracetax pair -s percpu failed: $(cat "$TMP/out")"
 "$TT" pair -q -s global,lock -T 2 -n $N --json "$TMP/p2.json" >"$TMP/out2" 2>&1 ||
 	fail "tracetax pair -s global,lock -T 2 failed: $(cat "$TMP/out2")"
+for j in p1 p2; do
+	python3 tests/validate_json.py "$TMP/$j.json" || fail "pair document $j invalid"
+done
+# the pair schema refuses what a broken writer would produce
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["cells"][0]["reason"]="x"; d["cells"][0]["storage"]="percpus"; json.dump(d,open(sys.argv[2],"w"))' \
+	"$TMP/p1.json" "$TMP/bad.json"
+python3 tests/validate_json.py "$TMP/bad.json" 2>/dev/null && fail "the pair schema accepted a cell with an unknown storage"
 python3 - "$TMP/p1.json" "$TMP/p2.json" $N <<'PY' || exit 1
 import json, sys
 p1, p2, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
@@ -70,6 +77,7 @@ ran=0
 for args in "--pair func" "--pair syscall" "--clock coarse" "--clock boot"; do
 	"$TT" pair -q -s percpu -n 2000 $args --json "$TMP/k.json" >"$TMP/out" 2>&1 ||
 		fail "tracetax pair $args exited $?: $(cat "$TMP/out")"
+	python3 tests/validate_json.py "$TMP/k.json" || fail "pair $args: document invalid"
 	python3 - "$TMP/k.json" "$args" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["cells"][0]
