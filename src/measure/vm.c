@@ -21,6 +21,7 @@
 
 #include "measure/vm.h"
 #include "base/signals.h"
+#include "base/util.h"
 
 /* One line into err; the value to return: -1 a failure, -2 bad input (exit 2). */
 static int __attribute__((format(printf, 4, 5)))
@@ -512,7 +513,32 @@ static void put_quoted(FILE *f, const char *s)
 static const char *const kept_env[] = {
 	"PATH", "HOME", "LANG", "LC_ALL", "TERM", "NO_COLOR", "TZ", "XDG_DATA_HOME",
 	"TRACETAX_VERBOSE", "TRACETAX_LOAD",
+	/* a sanitized build (make asan) keeps its options, suppressions and all */
+	"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
 };
+
+/*
+ * @v, a sanitizer's colon-separated options, quoted into @f without its
+ * log_path: that is a file of the host's /tmp, which the guest replaces.
+ * Its reports go to the guest's stderr instead, which the host shows.
+ */
+static void put_san_options(FILE *f, const char *v)
+{
+	char *copy = strdup(v), *save = NULL, *out = calloc(strlen(v) + 1, 1);
+
+	if (!copy || !out)
+		die("out of memory");
+	for (char *o = strtok_r(copy, ":", &save); o; o = strtok_r(NULL, ":", &save)) {
+		if (!strncmp(o, "log_path=", 9))
+			continue;
+		if (*out)
+			strcat(out, ":");
+		strcat(out, o);
+	}
+	put_quoted(f, out);
+	free(out);
+	free(copy);
+}
 
 static int write_run_sh(const char *path, const char *accel, const struct vm_spec *spec,
 			char *err, size_t errlen)
@@ -546,7 +572,10 @@ static int write_run_sh(const char *path, const char *accel, const struct vm_spe
 
 		if (v) {
 			fprintf(f, "export %s=", kept_env[i]);
-			put_quoted(f, v);
+			if (strstr(kept_env[i], "SAN_OPTIONS"))
+				put_san_options(f, v);
+			else
+				put_quoted(f, v);
 			fputc('\n', f);
 		}
 	}
