@@ -73,8 +73,15 @@ assert k["status"] == "ok", k
 assert k["events_per_run"] == want, "events per run %d, want %d" % (k["events_per_run"], want)
 p, m = k["predicted"]["ns_per_event"], k["measured"]["ns_per_event"]
 assert p > 0 and math.isfinite(k["error_pct"]), k
-# the same kind of event, a hook's fixed cost: within a factor of 4 (timings as ratios)
-assert m > 0 and 0.25 < p / m < 4, "predicted %.0f ns, measured %.0f ns per event" % (p, m)
+# the same kind of event, a hook's fixed cost: within a factor of 4 (timings
+# as ratios) when the measured cost is told from 0; a short command's often
+# is not (make asan: measured -172 ns [..]): then the prediction must still
+# be one the measured interval could reach within that factor
+lo, hi = k["measured"]["ci95"]
+if lo > 0:
+    assert 0.25 < p / m < 4, "predicted %.0f ns, measured %.0f ns per event" % (p, m)
+else:
+    assert p / 4 <= hi, "predicted %.0f ns, measured %.0f [%.0f, %.0f] ns per event" % (p, m, lo, hi)
 PY
 done
 
