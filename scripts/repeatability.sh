@@ -52,6 +52,7 @@ for k, d in enumerate(docs):
         cells.setdefault(c["id"], {})[k] = (o["mean"], o["ci95"], rep)
 held = [0, 0]
 total = [0, 0]
+byrun = {}  # run index: [held, total] of its repeat95
 hw = []
 print("%-44s %8s %8s  %s" % ("cell", "mean", "+-hw", "another run's mean held by: ci95  repeat95"))
 for cid, per in cells.items():
@@ -64,6 +65,10 @@ for cid, per in cells.items():
                 if iv[0] is not None:
                     t[w] += 1
                     h[w] += iv[0] <= m2 <= iv[1]
+                    if w == 1:
+                        b = byrun.setdefault(i, [0, 0])
+                        b[0] += iv[0] <= m2 <= iv[1]
+                        b[1] += 1
     for w in (0, 1):
         held[w] += h[w]
         total[w] += t[w]
@@ -79,6 +84,9 @@ if total[1]:
           % (held[1], total[1], 100.0 * held[1] / max(total[1], 1)))
 else:
     print("held: repeat95 - (documents from before the repeat interval)")
+if byrun:
+    # runs 1 and 2 have no earlier run to take the drift from (tau 0)
+    print("held: repeat95 run by run: " + " ".join("%d/%d" % tuple(byrun.get(k, [0, 0])) for k in range(runs)))
 taus = [d.get("repeat_drift") for d in docs]
 print("repeat95's drift between runs, run by run: " +
       " ".join("-" if t is None else "%.1f%%" % (100 * t["tau"]) if t["tau"] > 0 else "0 (%s)" % t["note"]
