@@ -750,9 +750,25 @@ static void test_repeat_tau2(void **state)
 		{ .group = 0, .run = 7, .mean = 100, .se = 1 },
 		{ .group = 1, .run = 7, .mean = 200, .se = 1 },
 	};
+	/* four cells, runs 1-3 at 100, 100, 120 (mb 320/3), se 15: cell by cell the
+	 * shift is inside the noise (excess < 0), shared by all four it is not: run
+	 * means 0.9375, 0.9375, 1.125, variance 0.01171875, less (15 x 3/320)^2 / 4 */
+	struct repeat_obs shift[12];
 	int cells, runs;
 
+	for (int g = 0; g < 4; g++)
+		for (int r = 0; r < 3; r++)
+			shift[g * 3 + r] = (struct repeat_obs){ .group = g, .run = r + 1,
+								.mean = r == 2 ? 120 : 100, .se = 15 };
 	(void)state;
+	assert_near(stats_repeat_tau2(shift, N(shift), &cells, &runs),
+		    0.01171875 - 0.140625 * 0.140625 / 4, 1e-12);
+	assert_int_equal(cells, 4);
+	assert_int_equal(runs, 3);
+	/* one cell of them alone: the same shift is noise, 0 */
+	for (int r = 0; r < 3; r++)
+		shift[r] = (struct repeat_obs){ .group = 0, .run = r + 1, .mean = r == 2 ? 120 : 100, .se = 15 };
+	assert_near(stats_repeat_tau2(shift, 3, &cells, &runs), 0, 0);
 	/* (0.0192 - 0.0004) / 3 */
 	assert_near(stats_repeat_tau2(o, N(o), &cells, &runs), 0.0188 / 3, 1e-12);
 	assert_int_equal(cells, 2);
