@@ -280,7 +280,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, have_tracers = 0, have_workloads = 0, have_threads = 0;
+	int c, have_tracers = 0, have_workloads = 0, have_threads = 0, have_reps = 0, have_rounds = 0;
 	int64_t v;
 
 	memset(a, 0, sizeof(*a));
@@ -323,10 +323,12 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		case 'r':
 			if (parse_num("--reps", optarg, 1, 10000, &v, err, errlen)) return -1;
 			a->m.reps = (int)v;
+			have_reps = 1;
 			break;
 		case 'u':
 			if (parse_num("--rounds", optarg, 1, 1000, &v, err, errlen)) return -1;
 			a->m.rounds = (int)v;
+			have_rounds = 1;
 			break;
 		case 'm':
 			if (parse_num("--run-ms", optarg, 1, 600000, &v, err, errlen)) return -1;
@@ -449,6 +451,12 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 		FAIL("--kernel-modules is for --kernel: give both");
 	if ((a->m.tool_ready || a->m.tool_hits) && !has_cmd(a))
 		FAIL("--ready and --hits are for cmd: tracers: give one with -t cmd:'...'");
+	/* a round takes a pair of reps, one of each order (plan.h): asked-for rounds are all run */
+	if (have_rounds && !have_reps && a->m.reps < 2 * a->m.rounds)
+		a->m.reps = 2 * a->m.rounds;
+	if (have_rounds && have_reps && a->m.rounds > (a->m.reps + 1) / 2)
+		FAIL("--rounds %d needs --reps %d or more (a pair of reps a round)", a->m.rounds,
+		     2 * a->m.rounds - 1);
 	if (a->m.max_time_s && a->m.precision <= 0)
 		FAIL("--max-time is the budget of --precision: give both");
 	if (a->m.precision > 0 && a->m.iterations)

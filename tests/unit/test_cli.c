@@ -11,6 +11,7 @@
 #include "base/cmdline.h"
 #include "base/lock.h"
 #include "cli/cli.h"
+#include "measure/plan.h"
 
 static int parse(struct run_args *a, char *err, const char *first, ...)
 {
@@ -135,6 +136,35 @@ static void test_bad(void **state)
 	expect_error("needs a value", "--reps", NULL);
 	expect_error("unknown option '--frobnicate'", "--frobnicate", NULL);
 	expect_error("unexpected argument 'extra'", "extra", NULL);
+}
+
+/*
+ * Every round asked for is run: --rounds alone raises --reps to two a
+ * round (it had silently kept 16 reps, so --rounds 40 ran 8 rounds), and
+ * with too few reps given it is an error, not a quiet cut.
+ */
+static void test_rounds(void **state)
+{
+	struct run_args a;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&a, err, "--rounds", "40", NULL), 0);
+	assert_int_equal(a.m.rounds, 40);
+	assert_int_equal(a.m.reps, 80);
+	assert_int_equal(plan_rounds(&a.m), 40);
+	cli_release(&a);
+	/* fewer rounds than the default reps allow: reps stay 16 */
+	assert_int_equal(parse(&a, err, "--rounds", "4", NULL), 0);
+	assert_int_equal(a.m.reps, 16);
+	assert_int_equal(plan_rounds(&a.m), 4);
+	cli_release(&a);
+	assert_int_equal(parse(&a, err, "--rounds", "5", "--reps", "9", NULL), 0);
+	assert_int_equal(plan_rounds(&a.m), 5);
+	cli_release(&a);
+	assert_int_equal(parse(&a, err, "--reps", "10", "--rounds", "6", NULL), -1);
+	assert_string_equal(err, "--rounds 6 needs --reps 11 or more (a pair of reps a round)");
+	cli_release(&a);
 }
 
 /* -w, -t and -T add up when repeated; the first replaces the default. */
@@ -282,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_full_line),
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_rounds),
 		cmocka_unit_test(test_repeated_lists),
 		cmocka_unit_test(test_long_lists),
 		cmocka_unit_test(test_precision),
