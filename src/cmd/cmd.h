@@ -31,8 +31,9 @@ int cmd_budget(int argc, char **argv);
 int cmd_record_run(const char *store_opt, const struct results *r, bool quiet);
 /*
  * The repeat intervals of @r (results_set_repeat) with the drift between
- * runs from earlier comparable runs in the store; tau 0 and why when
- * @no_store, or the store is missing or unreadable, or has fewer than 2.
+ * runs from this run and earlier comparable runs in the store; tau 0 and
+ * why when @no_store, or the store is missing or unreadable, or has no
+ * earlier comparable run.
  */
 void cmd_repeat_drift(const char *store_opt, bool no_store, struct results *r);
 struct store;

@@ -166,7 +166,7 @@ int cmd_record_run(const char *store_opt, const struct results *r, bool quiet)
 
 void cmd_repeat_drift(const char *store_opt, bool no_store, struct results *r)
 {
-	char path[4096], err[512], host[32], note[160];
+	char path[4096], err[512], host[32];
 	struct store *s;
 	double tau = 0;
 	int runs = 0, cells = 0;
@@ -186,9 +186,8 @@ void cmd_repeat_drift(const char *store_opt, bool no_store, struct results *r)
 		warning("the repeat interval's drift: %s", err);
 		results_set_repeat(r, 0, 0, 0, "the results store could not be read");
 	} else if (runs < 2) {
-		snprintf(note, sizeof(note), "%d earlier comparable run%s in the store, 2 needed",
-			 runs, runs == 1 ? "" : "s");
-		results_set_repeat(r, 0, runs, 0, note);
+		results_set_repeat(r, 0, 0, 0, "no earlier comparable run in the store: a first run "
+				   "cannot see the drift between runs");
 	} else {
 		results_set_repeat(r, tau, runs, cells, cells ? "" :
 				   "no cell of the earlier runs had a cost clear of its noise");

@@ -327,8 +327,8 @@ static void print_repeat(FILE *out, const struct results *r, const struct style 
 	if (d->tau > 0)
 		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land, 95%%: mean +-\n"
 			"t sqrt(2 se^2 + 2 (tau mean)^2), se the CI's; tau %.2g%%: the drift between runs, "
-			"from %d\nearlier run%s (%d cell%s)%s\n", st->dim, 100 * d->tau, d->runs,
-			d->runs == 1 ? "" : "s", d->cells, d->cells == 1 ? "" : "s", st->reset);
+			"from this\nrun and %d earlier one%s (%d cell%s)%s\n", st->dim, 100 * d->tau,
+			d->runs - 1, d->runs == 2 ? "" : "s", d->cells, d->cells == 1 ? "" : "s", st->reset);
 	else
 		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land, 95%%: +-sqrt(2) "
 			"x the CI;\nno drift between runs added%s%s%s%s\n", st->dim, d->note[0] ? " (" : "",

@@ -277,15 +277,15 @@ struct run_options {
 
 /*
  * The between-run drift the repeat intervals use (docs/method.md §5c, "The
- * repeat interval"): tau from earlier comparable runs in the store, or 0
- * and why not.
+ * repeat interval"): tau from this run and earlier comparable runs in the
+ * store, or 0 and why not.
  */
 #define REPEAT_WINDOW_DAYS 14     /* earlier runs looked at: started this recently */
 #define REPEAT_MAX_RUNS 20        /* and at most this many, the newest */
 struct repeat_drift {
 	bool known;               /* false: a document from before the repeat interval */
 	double tau;               /* relative sd of a run's overhead mean between runs, >= 0 */
-	int runs;                 /* earlier comparable runs looked at */
+	int runs;                 /* comparable runs, this one included (0: no earlier) */
 	int cells;                /* cells pooled for tau */
 	char note[160];           /* why tau is 0 without a figure behind it; "" */
 };

@@ -2,9 +2,10 @@
  * The between-run drift of the repeat interval (store.h, docs/method.md
  * §5c "The repeat interval"): the cells of earlier runs on this host,
  * kernel and tracetax version, read from their documents (the tables
- * hold no rounds, so no standard error), reduced to tau^2 by
- * stats_repeat_tau2().
+ * hold no rounds, so no standard error), and this run's own, reduced to
+ * tau^2 by stats_repeat_tau2().
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,14 @@ int store_repeat_drift(struct store *s, const struct results *r, const char *hos
 		free(o);
 		return store_fail(s, "cannot read results store", err, errlen);
 	}
+	/*
+	 * This run is one of the runs whose levels differ: with it, a second
+	 * run already has a drift to learn from (its level against the first
+	 * one's), where earlier runs alone would give it none. A sentinel id
+	 * no stored run has.
+	 */
+	if (n)
+		add_doc(r, r, LLONG_MAX, &o, &n, &cap);
 	*tau = sqrt(stats_repeat_tau2(o, n, cells, runs));
 	free(o);
 	return 0;

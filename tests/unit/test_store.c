@@ -163,8 +163,9 @@ static void test_record_and_find(void **state)
 /*
  * The repeat interval's drift: the earlier runs of this host, kernel and
  * version in the 14 days before, their ok cells the run has too (not the
- * A/A cell): bpf:tp/count at 25, 35, 45 ns, each with the fake cell's se
- * (reps 25 + 0, 1.5, -1, -0.5, 0: sd sqrt(0.875), se^2 0.175).
+ * A/A cell), and the run's own: bpf:tp/count at 25 now and 25, 35, 45 ns
+ * before, each with the fake cell's se (reps 25 + 0, 1.5, -1, -0.5, 0:
+ * sd sqrt(0.875), se^2 0.175).
  */
 static void test_repeat_drift(void **state)
 {
@@ -181,12 +182,24 @@ static void test_repeat_drift(void **state)
 	assert_non_null(s);
 	fake_results(&now, 5, 0);
 	fake_set(now.env.started, sizeof(now.env.started), "2025-01-20T00:00:00Z");
-	record_at(s, 0, k, "2025-01-10T00:00:00Z");
-	/* one earlier run: no tau */
+	/* no earlier run: this one alone shows no drift */
 	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
 					    err, sizeof(err)), 0);
-	assert_int_equal(runs, 1);
+	assert_int_equal(runs, 0);
 	assert_near(tau, 0, 0);
+	/* one earlier run 4 ns above this one: the second run has a drift to learn from */
+	record_at(s, 4, k, "2025-01-10T00:00:00Z");
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
+					    err, sizeof(err)), 0);
+	assert_int_equal(runs, 2);
+	assert_int_equal(cells, 1);
+	/* means 25, 29 over 27: var 8/27^2, less se^2/27^2 */
+	assert_near(tau, sqrt(8.0 / 729 - 0.175 / 729), 1e-9);
+	store_close(s);
+	fresh("drift2.db");
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	record_at(s, 0, k, "2025-01-10T00:00:00Z");
 	record_at(s, 10, k, "2025-01-12T00:00:00Z");
 	record_at(s, 20, k, "2025-01-19T23:59:59Z");
 	/* not comparable: another kernel, 15 days before, after it, another machine */
@@ -198,10 +211,10 @@ static void test_repeat_drift(void **state)
 	assert_int_equal(runs, 0);
 	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
 					    err, sizeof(err)), 0);
-	assert_int_equal(runs, 3);
+	assert_int_equal(runs, 4);
 	assert_int_equal(cells, 1);
-	/* means 25, 35, 45 over 35: var 100/35^2; less se^2/35^2 */
-	want = sqrt(100.0 / 1225 - 0.175 / 1225);
+	/* means 25 (now), 25, 35, 45 over 32.5: var 275/3 / 32.5^2; less se^2/32.5^2 */
+	want = sqrt((275.0 / 3 - 0.175) / (32.5 * 32.5));
 	assert_near(tau, want, 1e-9);
 	store_close(s);
 	results_release(&now);
