@@ -7,30 +7,34 @@
 # timed test: minutes.
 #
 # The runs record into a store of their own in DIR (not the user's), so
-# that run 3 on takes repeat95's drift between runs from the runs before
-# it, as a user's reruns would from theirs; runs 1 and 2 have tau 0.
+# that run 2 on takes repeat95's drift between runs from the runs before
+# it and its own, as a user's reruns would from theirs; run 1 has tau 0.
+# -s STORE records into STORE instead: a store with the host's earlier
+# runs, of any plan, as a user's would have (e.g. the default plan's).
 #
-#   scripts/repeatability.sh [-n RUNS] [-b TRACETAX] [-o DIR] -- RUN-OPTIONS...
+#   scripts/repeatability.sh [-n RUNS] [-b TRACETAX] [-o DIR] [-s STORE] -- RUN-OPTIONS...
 #   scripts/repeatability.sh -- -w getpid -t bpf:tp/count,ftrace:syscall --precision 3 --max-time 40
 #
 # The documents stay in DIR (default: a new temporary folder) for a later look.
 set -eu
-runs=5 tt=build/tracetax out=
-while getopts n:b:o: opt; do
+runs=5 tt=build/tracetax out= store=
+while getopts n:b:o:s: opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
 	b) tt=$OPTARG ;;
 	o) out=$OPTARG ;;
-	*) echo "usage: $0 [-n RUNS] [-b TRACETAX] [-o DIR] -- RUN-OPTIONS..." >&2; exit 2 ;;
+	s) store=$OPTARG ;;
+	*) echo "usage: $0 [-n RUNS] [-b TRACETAX] [-o DIR] [-s STORE] -- RUN-OPTIONS..." >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ "${1:-}" = -- ] && shift
 out=${out:-$(mktemp -d /tmp/tt-repeat.XXXXXX)}
 mkdir -p "$out"
-echo "repeatability: $runs runs of: tracetax run $*  (documents in $out)"
+store=${store:-$out/store.db}
+echo "repeatability: $runs runs of: tracetax run $*  (documents in $out, store $store)"
 for ((i = 1; i <= runs; i++)); do
-	"$tt" run "$@" --json "$out/run-$i.json" --store "$out/store.db" >"$out/run-$i.txt" 2>"$out/run-$i.err" || {
+	"$tt" run "$@" --json "$out/run-$i.json" --store "$store" >"$out/run-$i.txt" 2>"$out/run-$i.err" || {
 		rc=$?
 		# 3: disturbed; 1: a cell failed. The figures are still there.
 		[ $rc -eq 1 ] || [ $rc -eq 3 ] || { echo "run $i: exit $rc" >&2; cat "$out/run-$i.err" >&2; exit 1; }

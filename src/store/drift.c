@@ -1,9 +1,9 @@
 /*
  * The between-run drift of the repeat interval (store.h, docs/method.md
  * §5c "The repeat interval"): the cells of earlier runs on this host,
- * kernel and tracetax version, read from their documents (the tables
- * hold no rounds, so no standard error), and this run's own, reduced to
- * tau^2 by stats_repeat_tau2().
+ * kernel and tracetax version, whatever their plan, read from their
+ * documents (the tables hold no rounds, so no standard error), and this
+ * run's own, reduced to tau^2 by stats_repeat_tau2().
  */
 #include <limits.h>
 #include <math.h>
@@ -42,29 +42,56 @@ static void days_before(const char *started, int days, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 }
 
-/* The cell of @r that @c is a rerun of: tracer, workload, threads and target; -1: none. */
-static int group_of(const struct results *r, const struct cell *c)
-{
-	for (int i = 0; i < r->ncells; i++) {
-		const struct cell *m = &r->cells[i];
+/*
+ * The cells seen so far, by what makes one a rerun of another (tracer,
+ * workload, threads and target): a group number each, @r's cells first.
+ */
+struct groups {
+	char **key;
+	int n, cap;
+};
 
-		if (m->threads == c->threads && !strcmp(m->tracer, c->tracer) &&
-		    !strcmp(m->workload, c->workload) && !strcmp(m->target, c->target))
+static int group_of(struct groups *g, const struct cell *c)
+{
+	char *key;
+
+	if (asprintf(&key, "%s|%s|%d|%s", c->tracer, c->workload, c->threads, c->target) < 0)
+		die("out of memory");
+	for (int i = 0; i < g->n; i++)
+		if (!strcmp(g->key[i], key)) {
+			free(key);
 			return i;
+		}
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		g->key = realloc(g->key, (size_t)g->cap * sizeof(*g->key));
+		if (!g->key)
+			die("out of memory");
 	}
-	return -1;
+	g->key[g->n] = key;
+	return g->n++;
 }
 
-/* The ok, undisturbed cells of one earlier document that @r also has, into @o. */
-static void add_doc(const struct results *r, const struct results *e, int64_t id,
+static void groups_free(struct groups *g)
+{
+	for (int i = 0; i < g->n; i++)
+		free(g->key[i]);
+	free(g->key);
+}
+
+/*
+ * The ok, undisturbed cells of one document into @o, whatever its plan:
+ * the drift between runs is the host's (a run's costs move together,
+ * docs/method.md §5c), so a cell this run does not have still shows it.
+ */
+static void add_doc(struct groups *g, const struct results *e, int64_t id,
 		    struct repeat_obs **o, size_t *n, size_t *cap)
 {
 	for (int i = 0; i < e->ncells; i++) {
 		const struct cell *c = &e->cells[i];
-		int g = group_of(r, c);
 		double se, df;
 
-		if (g < 0 || c->disturbed || !results_overhead_se(c, &se, &df))
+		if (c->disturbed || !results_overhead_se(c, &se, &df))
 			continue;
 		if (*n == *cap) {
 			*cap = *cap ? 2 * *cap : 64;
@@ -72,7 +99,7 @@ static void add_doc(const struct results *r, const struct results *e, int64_t id
 			if (!*o)
 				die("out of memory");
 		}
-		(*o)[(*n)++] = (struct repeat_obs){ .group = g, .run = (long long)id,
+		(*o)[(*n)++] = (struct repeat_obs){ .group = group_of(g, c), .run = (long long)id,
 						    .mean = c->overhead.mean, .se = se, .aa = c->aa };
 	}
 }
@@ -82,6 +109,7 @@ int store_repeat_drift(struct store *s, const struct results *r, const char *hos
 {
 	struct db_stmt *st = db_prepare(s, drift_sql);
 	struct repeat_obs *o = NULL;
+	struct groups g = { 0 };
 	size_t n = 0, cap = 0;
 	char since[32];
 	int rc;
@@ -90,6 +118,8 @@ int store_repeat_drift(struct store *s, const struct results *r, const char *hos
 	*runs = *cells = 0;
 	if (!st)
 		return store_fail(s, "cannot read results store", err, errlen);
+	for (int i = 0; i < r->ncells; i++)
+		group_of(&g, &r->cells[i]);
 	days_before(r->env.started, REPEAT_WINDOW_DAYS, since, sizeof(since));
 	db_bind_string(st, 1, r->env.hostname);
 	db_bind_string(st, 2, r->env.kernel);
@@ -110,12 +140,13 @@ int store_repeat_drift(struct store *s, const struct results *r, const char *hos
 		snprintf(d.name, sizeof(d.name), "run %lld", (long long)d.run_id);
 		/* a document the reader refuses is not one to learn from: skipped */
 		if (!doc_parse(&d, text, len, e, sizeof(e)))
-			add_doc(r, &d.r, d.run_id, &o, &n, &cap);
+			add_doc(&g, &d.r, d.run_id, &o, &n, &cap);
 		doc_release(&d);
 	}
 	db_finalize(st);
 	if (rc < 0) {
 		free(o);
+		groups_free(&g);
 		return store_fail(s, "cannot read results store", err, errlen);
 	}
 	/*
@@ -125,8 +156,9 @@ int store_repeat_drift(struct store *s, const struct results *r, const char *hos
 	 * no stored run has.
 	 */
 	if (n)
-		add_doc(r, r, LLONG_MAX, &o, &n, &cap);
+		add_doc(&g, r, LLONG_MAX, &o, &n, &cap);
 	*tau = sqrt(stats_repeat_tau2(o, n, cells, runs));
 	free(o);
+	groups_free(&g);
 	return 0;
 }

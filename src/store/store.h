@@ -98,8 +98,8 @@ int store_history(struct store *s, const struct store_filter *f,
  * "The repeat interval"): the newest REPEAT_MAX_RUNS runs that started in
  * the REPEAT_WINDOW_DAYS before @r on its hostname (and machine @host,
  * where both are known), kernel and tracetax version; their ok,
- * undisturbed cells that @r has too, with @r's own when there is an
- * earlier one, pooled by stats_repeat_tau2(). *tau (0 with no earlier
+ * undisturbed cells, whatever the plan (the drift is the host's), with
+ * @r's own when there is an earlier one, pooled by stats_repeat_tau2(). *tau (0 with no earlier
  * such run), *runs (@r included) and *cells as it says; 0, or -1 with
  * @err.
  */

@@ -67,6 +67,9 @@ static int64_t record(struct store *s, double shift)
 }
 
 /* A run of bpf:tp/count at 25 + @shift ns, on @kernel, started at @started. */
+/* A run of another plan: its cell 1 is @tracer's, not bpf:tp/count's. */
+static const char *plan_tracer;
+
 static void record_at(struct store *s, double shift, const char *kernel, const char *started)
 {
 	struct results r;
@@ -74,6 +77,8 @@ static void record_at(struct store *s, double shift, const char *kernel, const c
 	int64_t id = 0;
 
 	fake_results(&r, 5, shift);
+	if (plan_tracer)
+		fake_set(r.cells[1].tracer, sizeof(r.cells[1].tracer), plan_tracer);
 	fake_set(r.env.kernel, sizeof(r.env.kernel), kernel);
 	fake_set(r.env.started, sizeof(r.env.started), started);
 	doc = output_json_string(&r);
@@ -162,8 +167,8 @@ static void test_record_and_find(void **state)
 
 /*
  * The repeat interval's drift: the earlier runs of this host, kernel and
- * version in the 14 days before, their ok cells the run has too (not the
- * A/A cell), and the run's own: bpf:tp/count at 25 now and 25, 35, 45 ns
+ * version in the 14 days before, their ok cells (not the A/A cell), and
+ * the run's own: bpf:tp/count at 25 now and 25, 35, 45 ns
  * before, each with the fake cell's se (reps 25 + 0, 1.5, -1, -0.5, 0:
  * sd sqrt(0.875), se^2 0.175).
  */
@@ -216,6 +221,25 @@ static void test_repeat_drift(void **state)
 	/* means 25 (now), 25, 35, 45 over 32.5: var 275/3 / 32.5^2; less se^2/32.5^2 */
 	want = sqrt((275.0 / 3 - 0.175) / (32.5 * 32.5));
 	assert_near(tau, want, 1e-9);
+	store_close(s);
+	/*
+	 * The host's runs of another plan show its drift too: 25, 35, 45 ns
+	 * of bpf:raw_tp/count; this run's bpf:tp/count, seen once, adds a run
+	 * but no cell.
+	 */
+	fresh("drift3.db");
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	plan_tracer = "bpf:raw_tp/count";
+	record_at(s, 0, k, "2025-01-10T00:00:00Z");
+	record_at(s, 10, k, "2025-01-12T00:00:00Z");
+	record_at(s, 20, k, "2025-01-19T23:59:59Z");
+	plan_tracer = NULL;
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
+					    err, sizeof(err)), 0);
+	assert_int_equal(runs, 4);
+	assert_int_equal(cells, 1);
+	assert_near(tau, sqrt(100.0 / 1225 - 0.175 / 1225), 1e-9);
 	store_close(s);
 	results_release(&now);
 }
