@@ -189,8 +189,9 @@ void cmd_repeat_drift(const char *store_opt, bool no_store, struct results *r)
 		results_set_repeat(r, 0, 0, 0, "no earlier comparable run in the store: a first run "
 				   "cannot see the drift between runs");
 	} else {
-		results_set_repeat(r, tau, runs, cells, cells ? "" :
-				   "no cell of the earlier runs had a cost clear of its noise");
+		results_set_repeat(r, tau, runs, cells,
+				   !cells ? "no cell seen twice had a cost clear of its noise" :
+				   tau > 0 ? "" : "this run and the earlier ones agree within their noise");
 	}
 	store_close(s);
 }

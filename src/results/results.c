@@ -566,7 +566,8 @@ void results_set_repeat(struct results *r, double tau, int runs, int cells, cons
 
 		c->repeat95[0] = c->repeat95[1] = NAN;
 		if (results_overhead_se(c, &se, &df))
-			stats_repeat_pi(c->overhead.mean, se, df, d->tau * d->tau, 0.95, c->repeat95);
+			stats_repeat_pi(c->overhead.mean, se, df, d->tau * d->tau, d->runs - 1.0, 0.95,
+					c->repeat95);
 	}
 }
 

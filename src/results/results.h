@@ -287,7 +287,7 @@ struct repeat_drift {
 	double tau;               /* relative sd of a run's overhead mean between runs, >= 0 */
 	int runs;                 /* comparable runs, this one included (0: no earlier) */
 	int cells;                /* cells pooled for tau */
-	char note[160];           /* why tau is 0 without a figure behind it; "" */
+	char note[160];           /* why tau is 0; "" when it is not */
 };
 
 struct claim_row;
@@ -332,8 +332,9 @@ void results_overhead_ci(const struct cell *c, double ci[2], double *mean, int *
  */
 bool results_overhead_se(const struct cell *c, double *se, double *df);
 /*
- * Every ok cell's repeat95 from its ci95 and @tau (stats_repeat_pi), and
- * r->drift set to @tau, @runs, @cells, @note ("" or why tau is 0).
+ * Every ok cell's repeat95 from its ci95 and @tau (stats_repeat_pi, tau^2
+ * with @runs - 1 df), and r->drift set to @tau, @runs, @cells, @note (""
+ * or why tau is 0).
  */
 void results_set_repeat(struct results *r, double tau, int runs, int cells, const char *note);
 /* A between-round share above this gets a note: the drift dominates. */

@@ -51,9 +51,13 @@ void stats_welch_diff(double ma, double sea, double dfa, double mb, double seb, 
  * level moves with the host's speed between runs by a relative @tau2
  * (variance, relative to the mean). So the difference of two runs' means
  * has variance 2 se^2 + 2 tau2 m^2, and the interval is
- * m -+ t(df) sqrt(2 se^2 + 2 tau2 m^2). NaN where se or df is not.
+ * m -+ t(df') sqrt(2 se^2 + 2 tau2 m^2), df' the Welch-Satterthwaite
+ * combination of @df and @tau_df, the df of the @tau2 estimate (runs - 1;
+ * INFINITY: known; NaN or <= 0: not given, df' = df). NaN where se or df
+ * is not.
  */
-void stats_repeat_pi(double m, double se, double df, double tau2, double level, double pi[2]);
+void stats_repeat_pi(double m, double se, double df, double tau2, double tau_df, double level,
+		     double pi[2]);
 
 /* One cell of one earlier run, for stats_repeat_tau2(). */
 struct repeat_obs {

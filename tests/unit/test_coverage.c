@@ -52,7 +52,7 @@ enum sim_method {
 	SIM_ROUNDS_Z,     /* the same standard error (cluster-robust CR1), normal quantile */
 	SIM_ROUNDS_RE,    /* random effects: max(MSB, MSW) / n, pooled df when MSB < MSW */
 	SIM_REPEAT,       /* the repeat interval (stats_repeat_pi), tau 0: sqrt(2) x the t */
-	SIM_REPEAT_TAU,   /* the same, tau from the SIM_HIST runs before, as run takes it */
+	SIM_REPEAT_TAU,   /* the same, tau from the SIM_HIST runs before and this one, as run does */
 	SIM_NMETHODS
 };
 
@@ -270,16 +270,19 @@ static void mean_se(const struct simcell *c, double *mean, double *se, double *d
 	*df = (double)c->n - 1;
 }
 
-/* The interval of @method over a cell's reps, and the mean it is about; @tau2: SIM_REPEAT_TAU's */
-static void interval(enum sim_method method, const struct simcell *c, double tau2, double ci[2],
-		     double *mean)
+/*
+ * The interval of @method over a cell's reps, and the mean it is about;
+ * @tau2 and its @tau_df: SIM_REPEAT_TAU's
+ */
+static void interval(enum sim_method method, const struct simcell *c, double tau2, double tau_df,
+		     double ci[2], double *mean)
 {
 	struct rounds_est e;
 	double s2, se, df;
 
 	if (method == SIM_REPEAT || method == SIM_REPEAT_TAU) {
 		mean_se(c, mean, &se, &df);
-		stats_repeat_pi(*mean, se, df, method == SIM_REPEAT ? 0 : tau2, 0.95, ci);
+		stats_repeat_pi(*mean, se, df, method == SIM_REPEAT ? 0 : tau2, tau_df, 0.95, ci);
 		return;
 	}
 	if (method == SIM_PAIRED_T) {
@@ -347,18 +350,29 @@ static void keep_run(struct repeat_obs *hist, const struct sim_plan *p, const st
 	}
 }
 
-/* tau^2 from the runs before (at most SIM_HIST), as cmd_repeat_drift takes it from the store */
-static double hist_tau2(const struct repeat_obs *hist, const struct sim_plan *p, long long kept)
+/*
+ * tau^2 from the runs before (at most SIM_HIST) and, when there is one,
+ * run @a itself, as cmd_repeat_drift takes it from the store
+ */
+static double hist_tau2(const struct repeat_obs *hist, const struct sim_plan *p, long long kept,
+			const struct simcell *a, int *runs)
 {
 	size_t n = (size_t)(kept < SIM_HIST ? kept : SIM_HIST) * (size_t)p->cells;
-	struct repeat_obs *o = malloc((n + 1) * sizeof(*o));
-	int cells, runs;
+	struct repeat_obs *o = malloc((n + (size_t)p->cells + 1) * sizeof(*o));
+	int cells;
 	double t2;
 
 	if (!o)
 		die("out of memory");
 	memcpy(o, hist, n * sizeof(*o));
-	t2 = stats_repeat_tau2(o, n, &cells, &runs);
+	for (int c = 0; n && c < p->cells; c++) {
+		struct repeat_obs *x = &o[n + (size_t)c];
+		double df;
+
+		*x = (struct repeat_obs){ .group = c, .run = -1 };
+		mean_se(&a[c], &x->mean, &x->se, &df);
+	}
+	t2 = stats_repeat_tau2(o, n ? n + (size_t)p->cells : 0, &cells, runs);
 	free(o);
 	return t2;
 }
@@ -379,10 +393,12 @@ void sim_coverage(const struct sim_machine *m, const struct sim_plan *p, int run
 	rng_seed(&rng, seed);
 	drift_start(&d, m, &rng);
 	for (int k = 0; k < runs; k++) {
-		double tau2 = hist_tau2(hist, p, kept);
+		double tau2;
+		int truns;
 
-		tau2_sum += tau2;
 		out->wall_s += run_plan(m, p, &d, &rng, a);
+		tau2 = hist_tau2(hist, p, kept, a, &truns);
+		tau2_sum += tau2;
 		run_plan(m, p, &d, &rng, b);
 		for (int c = 0; c < p->cells; c++) {
 			double ci[2], mean, ci2[2], mean2;
@@ -393,8 +409,8 @@ void sim_coverage(const struct sim_machine *m, const struct sim_plan *p, int run
 			else
 				units += (double)(a[c].round[a[c].n - 1] + 1);
 			for (int w = 0; w < SIM_NMETHODS; w++) {
-				interval((enum sim_method)w, &a[c], tau2, ci, &mean);
-				interval((enum sim_method)w, &b[c], tau2, ci2, &mean2);
+				interval((enum sim_method)w, &a[c], tau2, truns - 1.0, ci, &mean);
+				interval((enum sim_method)w, &b[c], tau2, truns - 1.0, ci2, &mean2);
 				out->covered[w] += ci[0] <= 1 && 1 <= ci[1];
 				out->repeat[w] += ci[0] <= mean2 && mean2 <= ci[1];
 				out->halfwidth[w] += (ci[1] - ci[0]) / 2;
@@ -547,7 +563,7 @@ static const struct sim_plan TODAY = {
 
 static const char *method_name[SIM_NMETHODS] = {
 	"paired t (n-1 df)", "t over round means (R-1 df)", "cluster-robust, z", "random effects (REML, 0 -> pooled)",
-	"repeat95, tau 0", "repeat95, tau of 4 runs before",
+	"repeat95, tau 0", "repeat95, tau of 4 runs before and this",
 };
 
 static void table_row(const char *label, const struct sim_machine *m, const struct sim_plan *p,
@@ -572,7 +588,7 @@ static int table(int runs, const struct sim_machine *m, double pct, const char *
 	       m->sw, m->sd[0], m->tau[0], m->sd[1], m->tau[1], m->tail_p, m->tail_scale);
 	printf("%d runs of 37 cells per row, each with a second run after it (repeat: run 1's interval\n"
 	       "holds run 2's mean); cover: holds the true cost; hw: mean half-width / cost;\n"
-	       "repeat95: the prediction interval for a rerun's mean, tau 0 or from the %d runs before\n",
+	       "repeat95: the prediction interval for a rerun's mean, tau 0 or from the %d runs before and this\n",
 	       runs, SIM_HIST);
 	printf("%-34s %6s %6s", "plan", "wall s", "units");
 	for (int w = 0; w < SIM_NMETHODS; w++)

@@ -698,28 +698,45 @@ static void test_repeat_pi(void **state)
 
 	(void)state;
 	/* m 100, se 2, 7 df, no drift: t(0.975, 7) sqrt(8) = 2.3646242515927844 x 2.8284271 */
-	stats_repeat_pi(100, 2, 7, 0, 0.95, pi);
+	stats_repeat_pi(100, 2, 7, 0, NAN, 0.95, pi);
 	assert_near(pi[0], 100 - 6.688167373037691, 1e-9);
 	assert_near(pi[1], 100 + 6.688167373037691, 1e-9);
 	/* exactly sqrt(2) x the half-width of the t over the same se */
 	ci[1] = stats_t_quantile(0.975, 7) * 2;
 	assert_near(pi[1] - 100, sqrt(2) * ci[1], 1e-9);
 	/* tau^2 0.01 (tau 10%): 2 x 4 + 2 x 0.01 x 100^2 = 208 */
-	stats_repeat_pi(100, 2, 7, 0.01, 0.95, pi);
+	stats_repeat_pi(100, 2, 7, 0.01, NAN, 0.95, pi);
 	assert_near(pi[0], 100 - 34.10309594529378, 1e-9);
 	assert_near(pi[1], 100 + 34.10309594529378, 1e-9);
 	/* a drift scales the cost: a negative mean widens the same, 0 not at all */
-	stats_repeat_pi(-100, 2, 7, 0.01, 0.95, pi);
+	stats_repeat_pi(-100, 2, 7, 0.01, NAN, 0.95, pi);
 	assert_near(pi[1], -100 + 34.10309594529378, 1e-9);
-	stats_repeat_pi(0, 2, 7, 0.01, 0.95, pi);
+	stats_repeat_pi(0, 2, 7, 0.01, NAN, 0.95, pi);
 	assert_near(pi[1], 6.688167373037691, 1e-9);
 	/* a negative tau^2 counts as 0; no se or df, no interval */
-	stats_repeat_pi(100, 2, 7, -1, 0.95, pi);
+	stats_repeat_pi(100, 2, 7, -1, NAN, 0.95, pi);
 	assert_near(pi[1], 100 + 6.688167373037691, 1e-9);
-	stats_repeat_pi(100, NAN, 7, 0, 0.95, pi);
+	stats_repeat_pi(100, NAN, 7, 0, NAN, 0.95, pi);
 	assert_true(isnan(pi[0]) && isnan(pi[1]));
-	stats_repeat_pi(100, 2, NAN, 0, 0.95, pi);
+	stats_repeat_pi(100, 2, NAN, 0, NAN, 0.95, pi);
 	assert_true(isnan(pi[0]) && isnan(pi[1]));
+	/*
+	 * tau^2 from 2 runs (1 df): 2 x 4 and 2 x 0.01 x 100^2 = 8 + 200, with
+	 * df (208^2) / (8^2 / 7 + 200^2 / 1) = 1.0813 by Welch-Satterthwaite:
+	 * t 11.48, not 2.36
+	 */
+	stats_repeat_pi(100, 2, 7, 0.01, 1, 0.95, pi);
+	assert_near(pi[1] - 100, stats_t_quantile(0.975, 208.0 * 208 / (64.0 / 7 + 40000)) * sqrt(208),
+		    1e-9);
+	assert_true(pi[1] - 100 > 10 * sqrt(208));
+	/*
+	 * from 21 runs it is well known: df 21.5, between the CI's 7 (the t
+	 * when its df are not given) and a normal's
+	 */
+	stats_repeat_pi(100, 2, 7, 0.01, 20, 0.95, pi);
+	assert_true(pi[1] - 100 < 34.10309594529378 && pi[1] - 100 > 1.96 * sqrt(208));
+	stats_repeat_pi(100, 2, 7, 0, 1, 0.95, pi);
+	assert_near(pi[1], 100 + 6.688167373037691, 1e-9);
 }
 
 /* tau^2 from earlier runs, by hand; what is left out; truncation at 0; fewer than 2 runs */
