@@ -172,22 +172,22 @@ void cmd_repeat_drift(const char *store_opt, bool no_store, struct results *r)
 	int runs = 0, cells = 0;
 
 	if (no_store) {
-		results_set_repeat(r, 0, 0, 0, "--no-store: no earlier runs to take it from");
+		results_drop_repeat(r, "--no-store: no earlier run to take the drift between runs from");
 		return;
 	}
-	/* a store that is not there yet, or cannot be read, costs the drift alone */
+	/* no store yet, or one that cannot be opened: no earlier run to learn from */
 	if (store_path(store_opt, path, sizeof(path), err, sizeof(err)) ||
 	    !(s = store_open(path, false, err, sizeof(err)))) {
-		results_set_repeat(r, 0, 0, 0, "no results store to take it from");
+		results_drop_repeat(r, "no results store to take the drift between runs from");
 		return;
 	}
 	host_id(host, sizeof(host));
 	if (store_repeat_drift(s, r, host, &tau, &runs, &cells, err, sizeof(err))) {
 		warning("the repeat interval's drift: %s", err);
-		results_set_repeat(r, 0, 0, 0, "the results store could not be read");
+		results_drop_repeat(r, "the results store could not be read");
 	} else if (runs < 2) {
-		results_set_repeat(r, 0, 0, 0, "no earlier comparable run in the store: a first run "
-				   "cannot see the drift between runs");
+		results_drop_repeat(r, "no earlier run of this host in the store: a first run "
+				    "cannot see the drift between runs");
 	} else {
 		results_set_repeat(r, tau, runs, cells,
 				   !cells ? "no cell seen twice had a cost clear of its noise" :

@@ -317,6 +317,14 @@ static void print_footer(FILE *out, const struct style *st, bool reader, bool pr
 		"detach) to the tool's exit, mean" : "", st->reset);
 }
 
+static bool any_repeat(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (isfinite(r->cells[i].repeat95[0]))
+			return true;
+	return false;
+}
+
 /* What the document's repeat95 is, and the drift between runs it adds. */
 static void print_repeat(FILE *out, const struct results *r, const struct style *st)
 {
@@ -324,7 +332,10 @@ static void print_repeat(FILE *out, const struct results *r, const struct style 
 
 	if (!d->known)
 		return;
-	if (d->tau > 0)
+	if (!d->runs && d->note[0] && !any_repeat(r))
+		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land: none,\n%s%s\n",
+			st->dim, d->note, st->reset);
+	else if (d->tau > 0)
 		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land, 95%%: mean +-\n"
 			"t sqrt(2 se^2 + 2 (tau mean)^2), se the CI's; tau %.2g%%: the drift between runs, "
 			"from this\nrun and %d earlier one%s (%d cell%s)%s\n", st->dim, 100 * d->tau,

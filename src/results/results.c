@@ -571,6 +571,13 @@ void results_set_repeat(struct results *r, double tau, int runs, int cells, cons
 	}
 }
 
+void results_drop_repeat(struct results *r, const char *note)
+{
+	results_set_repeat(r, 0, 0, 0, note);
+	for (int i = 0; i < r->ncells; i++)
+		r->cells[i].repeat95[0] = r->cells[i].repeat95[1] = NAN;
+}
+
 void results_release(struct results *r)
 {
 	for (int i = 0; i < r->ncells; i++)
