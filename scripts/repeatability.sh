@@ -8,7 +8,8 @@
 #
 # The runs record into a store of their own in DIR (not the user's), so
 # that run 2 on takes repeat95's drift between runs from the runs before
-# it and its own, as a user's reruns would from theirs; run 1 has tau 0.
+# it and its own, as a user's reruns would from theirs; run 1 has no
+# repeat95 (a first run cannot see the drift between runs).
 # -s STORE records into STORE instead: a store with the host's earlier
 # runs, of any plan, as a user's would have (e.g. the default plan's).
 #
@@ -89,7 +90,7 @@ if total[1]:
 else:
     print("held: repeat95 - (documents from before the repeat interval)")
 if byrun:
-    # runs 1 and 2 have no earlier run to take the drift from (tau 0)
+    # run 1 of a fresh store has no repeat95 (0/0): no earlier run to take the drift from
     print("held: repeat95 run by run: " + " ".join("%d/%d" % tuple(byrun.get(k, [0, 0])) for k in range(runs)))
 taus = [d.get("repeat_drift") for d in docs]
 print("repeat95's drift between runs, run by run: " +
