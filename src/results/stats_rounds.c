@@ -131,7 +131,7 @@ void stats_repeat_pi(double m, double se, double df, double tau2, double tau_df,
 	/*
 	 * Welch-Satterthwaite: tau^2 from K runs is a variance with about
 	 * K - 1 df, no better known from 2 runs than se^2 from 2 rounds.
-	 * Taken as known, tau from 2 runs held a third run's mean in ~70%.
+	 * Taken as known, tau from 2 runs held a third run's mean in ~77%.
 	 */
 	if (b > 0 && tau_df > 0)
 		df = var * var / (a * a / df + b * b / tau_df);
