@@ -6,7 +6,7 @@
 # is reused, and nothing is fetched when the metapackage still points to it.
 #
 # Usage: scripts/debian-kernel.sh [DIR]   (default: build/kernel)
-# For `tracetax run --kernel`, the VM runner (src/measure/vm.c) and t_vm.sh:
+# For `tracetax run --kernel`, the VM runner (src/vm/) and t_vm.sh:
 # the modules are in DIR/VERSION/lib/modules/VERSION beside the image.
 set -eu
 

@@ -5,16 +5,23 @@
 #include "base/tracefs_util.h"
 #include "base/util.h"
 #include "cmd/cmd.h"
-#include "measure/vm.h"
+#include "vm/vm.h"
 #include "tracers/tracer.h"
 
-static int nkept;
+static int nkept, nforeign;
 
 /* Whatever is kept is named, with why: "removed 0" alone hides a leftover. */
 static void say_kept(const char *what, const char *why)
 {
 	printf("kept %s: %s\n", what, why);
 	nkept++;
+}
+
+/* Not ours: another user's, or a link where a directory of ours would be. */
+static void say_foreign(const char *what, const char *why)
+{
+	printf("kept %s: %s\n", what, why);
+	nforeign++;
 }
 
 int cmd_cleanup(int argc, char **argv)
@@ -26,7 +33,8 @@ int cmd_cleanup(int argc, char **argv)
 			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe and kprobe events, tool and VM\n"
 			     "directories left by a tracetax that was killed (SIGKILL): those whose\n"
 			     "process is gone, or is a zombie its parent has not reaped yet. Those of\n"
-			     "a process that still runs stay, each named with the reason.");
+			     "a process that still runs stay, and so do VM directories not ours (a\n"
+			     "link, another user's), each named with the reason.");
 			return 0;
 		}
 		die_usage("unexpected argument '%s' (see 'tracetax cleanup --help')", argv[1]);
@@ -36,11 +44,13 @@ int cmd_cleanup(int argc, char **argv)
 	if (tracers_cleanup_stale(&tools, say_kept))
 		rc = -1;
 	/* a killed run --kernel: its VM died with it (PR_SET_PDEATHSIG), its directory stays */
-	if (vm_cleanup_stale(&tools))
+	if (vm_cleanup_stale(&tools, say_kept, say_foreign))
 		rc = -1;
 	printf("removed %d leftover item(s)", removed + tools);
 	if (nkept)
 		printf(", kept %d of a process that still runs", nkept);
+	if (nforeign)
+		printf(", kept %d not ours", nforeign);
 	putchar('\n');
 	return rc ? 1 : 0;
 }

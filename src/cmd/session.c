@@ -23,29 +23,47 @@
 #include "measure/env.h"
 #include "measure/plan.h"
 #include "measure/runner.h"
-#include "measure/vm.h"
+#include "vm/vm.h"
 #include "output/export.h"
 #include "output/pair.h"
 #include "output/plan.h"
 #include "output/table.h"
 #include "tracers/tracer.h"
 
-static void run_output(const struct run_args *a, const char *prom_path, struct results *r,
-		       int *ret)
+/* Whether stdout holds an export (--json -, --csv -, --markdown -): the table goes to stderr. */
+static bool export_to_stdout(const struct run_args *a)
 {
-	/* --json -, --csv -, --markdown -: stdout holds the export alone; the
-	 * table goes to stderr (nowhere with -q) */
-	bool export_out = (a->json_path && !strcmp(a->json_path, "-")) ||
-			  (a->csv_path && !strcmp(a->csv_path, "-")) ||
-			  (a->markdown_path && !strcmp(a->markdown_path, "-"));
-	FILE *table = a->no_table ? NULL : export_out ? (a->quiet ? NULL : stderr) : stdout;
+	return (a->json_path && !strcmp(a->json_path, "-")) ||
+	       (a->csv_path && !strcmp(a->csv_path, "-")) ||
+	       (a->markdown_path && !strcmp(a->markdown_path, "-"));
+}
 
-	/* before every output: the table and the document state the same intervals */
-	cmd_repeat_drift(a->store, a->no_store, r);
-	if (table)
-		output_table(r, table, cmd_want_colour(a->colour, fileno(table)));
-	if (table && a->explain)
-		output_explain(r, a->explain, table);
+/*
+ * The outputs' paths, checked before minutes of measuring. node_exporter
+ * reads the DIR/NAME.prom files only: the textfile is written as
+ * tracetax.prom.tmp and renamed, so a scrape sees the last run or this one.
+ */
+static void check_outputs(const struct run_args *a, char *prom_path, size_t len)
+{
+	char err[4200];
+
+	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a->csv_path && atomic_file_check(a->csv_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a->markdown_path && atomic_file_check(a->markdown_path, err, sizeof(err)))
+		die_usage("%s", err);
+	if (a->prom_dir) {
+		snprintf(prom_path, len, "%s/tracetax.prom", a->prom_dir);
+		if (atomic_file_check(prom_path, err, sizeof(err)))
+			die_usage("%s", err);
+	}
+}
+
+/* The files: --json, --csv, --markdown, the Prometheus textfile. */
+static void write_exports(const struct run_args *a, const char *prom_path, struct results *r,
+			  int *ret)
+{
 	if (a->json_path && output_json_file(r, a->json_path))
 		*ret = exit_worst(*ret, EXIT_FAILED);
 	if (a->csv_path && output_file(a->csv_path, NULL, r, output_csv))
@@ -54,6 +72,22 @@ static void run_output(const struct run_args *a, const char *prom_path, struct r
 		*ret = exit_worst(*ret, EXIT_FAILED);
 	if (a->prom_dir && output_file(prom_path, NULL, r, output_prometheus))
 		*ret = exit_worst(*ret, EXIT_FAILED);
+}
+
+static void run_output(const struct run_args *a, const char *prom_path, struct results *r,
+		       int *ret)
+{
+	/* --json -, --csv -, --markdown -: stdout holds the export alone; the
+	 * table goes to stderr (nowhere with -q) */
+	FILE *table = a->no_table ? NULL : export_to_stdout(a) ? (a->quiet ? NULL : stderr) : stdout;
+
+	/* before every output: the table and the document state the same intervals */
+	cmd_repeat_drift(a->store, a->no_store, r);
+	if (table)
+		output_table(r, table, cmd_want_colour(a->colour, fileno(table)));
+	if (table && a->explain)
+		output_explain(r, a->explain, table);
+	write_exports(a, prom_path, r, ret);
 	/* after the table: a store that fails costs the record, not the figures */
 	if (!a->no_store && cmd_record_run(a->store, r, a->quiet))
 		*ret = exit_worst(*ret, EXIT_FAILED);
@@ -66,7 +100,8 @@ static void run_output(const struct run_args *a, const char *prom_path, struct r
 static const char **guest_argv(int argc, char **argv, bool colour, bool store)
 {
 	static const char *const host_only[] = { "--kernel", "--kernel-modules", "--json", "--csv",
-						 "--markdown", "--store" };
+						 "--markdown", "--store",
+						 "--prometheus-textfile" };
 	const char **v = calloc((size_t)argc + 8, sizeof(*v));
 	int n = 0;
 
@@ -114,7 +149,7 @@ static int vm_session(struct vm_spec *spec, int wait_s, struct vm_outcome *o)
 	cmd_signals_once();
 	if (wait_s != LOCK_NOWAIT)
 		cmd_take_lock(wait_s);
-	vm_cleanup_stale(&removed);
+	vm_cleanup_stale(&removed, NULL, NULL);
 	if (removed)
 		warning("removed %d VM directory(ies) left by a killed tracetax", removed);
 	fflush(stdout);
@@ -156,24 +191,28 @@ static int vm_session(struct vm_spec *spec, int wait_s, struct vm_outcome *o)
  */
 static int run_in_vm(const struct run_args *a, run_hook hook, void *arg)
 {
-	bool json_out = a->json_path && !strcmp(a->json_path, "-");
+	bool export_out = export_to_stdout(a);
 	struct vm_spec spec = {
 		.kernel = a->kernel, .modules = a->kernel_modules, .quiet = a->quiet,
-		.stdout_to_stderr = json_out,
+		.stdout_to_stderr = export_out,
 	};
 	struct vm_outcome o = { 0 };
+	struct plan p;
 	struct doc d;
-	char err[1024];
+	char err[1024], prom_path[4096] = "";
 	int ret;
 
-	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
-		die_usage("%s", err);
-	if (a->csv_path && atomic_file_check(a->csv_path, err, sizeof(err)))
-		die_usage("%s", err);
-	if (a->markdown_path && atomic_file_check(a->markdown_path, err, sizeof(err)))
-		die_usage("%s", err);
+	check_outputs(a, prom_path, sizeof(prom_path));
+	/* the guest's deadline comes from what the plan should take here */
+	if (plan_build(&a->m, &p))
+		die("out of memory");
+	spec.estimate_s = plan_estimate_s(&p, &a->m);
+	spec.cells = p.n;
+	if (a->m.precision > 0 && a->m.max_time_s > spec.estimate_s)
+		spec.estimate_s = a->m.max_time_s;
+	plan_release(&p);
 	spec.argv = guest_argv(a->argc, a->argv, a->colour < 0 ?
-			       cmd_want_colour(-1, json_out ? 2 : 1) : a->colour > 0, true);
+			       cmd_want_colour(-1, export_out ? 2 : 1) : a->colour > 0, true);
 	ret = vm_session(&spec, a->wait_s, &o);
 	free((void *)spec.argv);
 	if (!o.document) {
@@ -191,14 +230,9 @@ static int run_in_vm(const struct run_args *a, run_hook hook, void *arg)
 	if (hook)
 		hook(&d.r, arg);
 	/* the repeat intervals stay the guest's (no store: tau 0), as its table printed them */
-	if (a->json_path && output_json_file(&d.r, a->json_path))
-		ret = EXIT_FAILED;
-	if (a->csv_path && output_file(a->csv_path, NULL, &d.r, output_csv))
-		ret = EXIT_FAILED;
-	if (a->markdown_path && output_file(a->markdown_path, NULL, &d.r, output_markdown))
-		ret = EXIT_FAILED;
+	write_exports(a, prom_path, &d.r, &ret);
 	if (!a->no_store && cmd_record_run(a->store, &d.r, a->quiet))
-		ret = EXIT_FAILED;
+		ret = exit_worst(ret, EXIT_FAILED);
 	d.r.claims = NULL;
 	doc_release(&d);
 	return ret;
@@ -215,6 +249,7 @@ static int pair_in_vm(const struct pair_args *a)
 	struct vm_spec spec = {
 		.kernel = a->kernel, .modules = a->kernel_modules, .quiet = a->quiet,
 		.stdout_to_stderr = json_out,
+		.cells = (a->nstorages ? a->nstorages : 1) * (a->nthreads ? a->nthreads : 1),
 	};
 	struct vm_outcome o = { 0 };
 	char err[1024];
@@ -225,14 +260,9 @@ static int pair_in_vm(const struct pair_args *a)
 	spec.argv = guest_argv(a->argc, a->argv, false, false);
 	ret = vm_session(&spec, a->wait_s, &o);
 	free((void *)spec.argv);
-	if (o.document && a->json_path) {
-		FILE *f = json_out ? stdout : fopen(a->json_path, "we");
-
-		if (!f || fputs(o.document, f) < 0 || (f != stdout ? fclose(f) : fflush(f))) {
-			ret = error("cannot write '%s': %s", a->json_path, strerror(errno));
-			ret = EXIT_FAILED;
-		}
-	}
+	/* whole or not at all, as every document tracetax writes */
+	if (o.document && a->json_path && atomic_file_text(a->json_path, o.document))
+		ret = exit_worst(ret, EXIT_FAILED);
 	vm_outcome_release(&o);
 	return ret;
 }
@@ -254,21 +284,7 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 		plan_release(&p);
 		return 0;
 	}
-	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
-		die_usage("%s", err);
-	if (a->csv_path && atomic_file_check(a->csv_path, err, sizeof(err)))
-		die_usage("%s", err);
-	if (a->markdown_path && atomic_file_check(a->markdown_path, err, sizeof(err)))
-		die_usage("%s", err);
-	/*
-	 * node_exporter reads the DIR/NAME.prom files only: the file is written as
-	 * tracetax.prom.tmp and renamed, so a scrape sees the last run or this one.
-	 */
-	if (a->prom_dir) {
-		snprintf(prom_path, sizeof(prom_path), "%s/tracetax.prom", a->prom_dir);
-		if (atomic_file_check(prom_path, err, sizeof(err)))
-			die_usage("%s", err);
-	}
+	check_outputs(a, prom_path, sizeof(prom_path));
 	/*
 	 * --no-wait fails before the signal thread exists: a process that exits
 	 * while a detached thread is still starting leaves LeakSanitizer a

@@ -21,7 +21,7 @@
 #include "base/cpuinfo.h"
 #include "base/activity.h"
 #include "measure/env.h"
-#include "measure/vm.h"
+#include "vm/spec.h"
 #include "results/results.h"
 #include "base/util.h"
 #include "version.h"

@@ -9,7 +9,7 @@
 #include "doc/write.h"
 #include "output/dist.h"
 #include "measure/pair.h"
-#include "measure/vm.h"
+#include "vm/spec.h"
 #include "output/pair.h"
 #include "tracers/tracer.h"
 #include "base/atomic_file.h"

@@ -5,8 +5,9 @@
 # with exact hits and nothing left in the guest (the guest's init compares
 # its tracing state before and after); an experiment's kprobe cells and
 # their claims; the host's store records the guest's kernel; a bad image is
-# one line, exit 2; SIGTERM kills the VM; nothing of the VM is left on the
-# host (qemu, its /tmp directory) nor of tracing.
+# one line, exit 2; SIGTERM after boot kills the VM; a guest that hangs
+# meets its deadline; nothing of the VM is left on the host (qemu, its /tmp
+# directory) nor of tracing. t_vm_host.sh tests the host's side without a boot.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ "$(uname -m)" = x86_64 ] || skip "the VM runs x86_64 kernels only"
@@ -17,8 +18,11 @@ K=$(scripts/debian-kernel.sh "$B/kernel" 2>"$TMP/dk.err" | tail -n 1)
 REL=${K##*/vmlinuz-}
 export TRACETAX_VM_ACCEL=tcg
 
-vm_left() { ls -d /tmp/tracetax-vm.* 2>/dev/null; pgrep -af 'qemu-system-x86_64.*tracetax-vm' || true; }
+# what a run --kernel of tracetax PID (default: any) left: its directory, its qemu
+vm_left() { ls -d /tmp/tracetax-vm.${1:-*}.* 2>/dev/null; pgrep -af "qemu-system-x86_64.*tracetax-vm\\.${1:-}" || true; }
 [ -z "$(vm_left)" ] || echo "note: VM leftovers before the test: $(vm_left)" >&2
+# the KVM hangs remembered and the consoles kept: the test's own
+export TRACETAX_STATE_DIR=$TMP/state
 
 # Not a kernel: one line, exit 2, nothing booted.
 "$TT" run --kernel /etc/passwd >"$TMP/out" 2>"$TMP/err"; rc=$?
@@ -85,17 +89,35 @@ if bad:
     print("FAIL: " + "; ".join(bad)); sys.exit(1)
 PY
 
-# SIGTERM while the guest runs: qemu killed, the directory gone, 128+15.
+# SIGTERM while the guest's tracetax runs (after boot, not during it): qemu
+# killed, the directory gone, 128+15.
 "$TT" run --kernel "$K" -t bpf:kprobe/count --reps 50 -n 200000 --no-store >"$TMP/sig.out" 2>"$TMP/sig.err" &
 pid=$!
-for _ in $(seq 600); do
-	grep -q "booting kernel" "$TMP/sig.err" && break
+for _ in $(seq 3000); do
+	grep -q "^tracetax: kernel $REL booted under tcg" "$TMP/sig.err" && break
+	kill -0 $pid 2>/dev/null || break
 	sleep 0.1
 done
-sleep 3
+grep -q "booted under tcg" "$TMP/sig.err" || fail "the guest to be sent SIGTERM did not boot: $(tail -n 3 "$TMP/sig.err")"
+sleep 1
+kill -0 $pid 2>/dev/null || fail "the guest's tracetax ended before SIGTERM: $(tail -n 3 "$TMP/sig.err")"
 kill -TERM $pid
 wait $pid; rc=$?
 [ $rc = 143 ] || fail "SIGTERM during the VM: exit $rc, not 143: $(tail -n 3 "$TMP/sig.err")"
+[ -z "$(vm_left $pid)" ] || fail "SIGTERM: VM leftovers: $(vm_left $pid)"
+
+# A guest whose workload never ends: the deadline after boot ends it, says
+# so, keeps the console log and leaves nothing behind.
+TRACETAX_VM_DEADLINE=15 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
+	>"$TMP/hang.out" 2>"$TMP/hang.err" &
+pid=$!
+wait $pid; rc=$?
+[ $rc = 1 ] || fail "a hung guest: exit $rc, not 1: $(tail -n 3 "$TMP/hang.err")"
+grep -q "^tracetax: error: the guest's tracetax did not finish within 15 s of booting (TRACETAX_VM_DEADLINE): the VM killed; its console log: $TRACETAX_STATE_DIR/vm-console-$REL.log\$" "$TMP/hang.err" ||
+	fail "a hung guest: no deadline message: $(tail -n 3 "$TMP/hang.err")"
+[ -f "$TRACETAX_STATE_DIR/vm-console-$REL.log" ] || fail "a hung guest: its console log was not kept"
+grep "booted under tcg" "$TMP/err" "$TMP/hang.err"
+[ -z "$(vm_left $pid)" ] || fail "a hung guest: VM leftovers: $(vm_left $pid)"
 
 # Nothing of the VM on the host, nor of tracing.
 [ -z "$(vm_left)" ] || fail "VM leftovers: $(vm_left)"
