@@ -51,7 +51,7 @@ static const char *experiments_dir(void)
 		die("cannot find own executable: readlink /proc/self/exe failed");
 	exe[n] = '\0';
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		char *d = strdup(exe), rp[PATH_MAX - 64];
+		char *d = strdup(exe), rp[PATH_MAX];
 
 		snprintf(dir, sizeof(dir), "%s%s", dirname(d), rel[i]);
 		free(d);
