@@ -1,0 +1,170 @@
+# The systemd units (contrib/systemd, shipped by the Debian package):
+# systemd-analyze verify accepts both, in a root laid out as `make install
+# PREFIX=/usr` installs, with the man page their Documentation= names, and
+# prints nothing. Then the service's ExecStart, as systemd would run it
+# without a running systemd (tests/unit_exec.py: the unit's Environment= and
+# EnvironmentFile= read as systemd reads them, its capability bounding set,
+# no_new_privs and umask applied, the installed paths mapped into $TMP):
+# - the shipped plan file is tracetax's default plan;
+# - a run records one row in the store named by /etc/default/tracetax and
+#   writes tracetax.prom, readable by another user (node_exporter's), whose
+#   cells are the store's;
+# - a run that meets another run waits for the lock (TRACETAX_WAIT), then runs;
+# - a run that finds the box disturbed exits with a code of
+#   SuccessExitStatus=, and the store and the textfile say disturbed.
+. "$(dirname "$0")/lib.sh"
+need_root
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+UNITS=$ROOT/contrib/systemd
+command -v systemd-analyze >/dev/null || skip "no systemd-analyze (Debian: systemd)"
+command -v setpriv >/dev/null || skip "no setpriv (Debian: util-linux)"
+command -v man >/dev/null || skip "no man (Debian: man-db)"
+[ -d /lib/systemd/system ] || skip "no /lib/systemd/system: systemd's own units, for verify"
+[ -x "$B/tests/tt-attach" ] || fail "no $B/tests/tt-attach"
+san=
+case $B in *build-san*) san=SAN=1 ;; esac
+
+# --- systemd-analyze verify, offline, in an installed root
+V=$TMP/verify
+make --no-print-directory -C "$ROOT" $san install DESTDIR="$V" PREFIX=/usr >"$TMP/make.out" 2>&1 ||
+	fail "make install exited $?: $(cat "$TMP/make.out")"
+mkdir -p "$V/lib/systemd" "$V/etc/default"
+cp -a /lib/systemd/system "$V/lib/systemd/"
+cp "$UNITS/tracetax-measure.service" "$UNITS/tracetax-measure.timer" "$V/lib/systemd/system/"
+cp "$UNITS/tracetax.default" "$V/etc/default/tracetax"
+MANPATH=$V/usr/share/man systemd-analyze verify --root="$V" \
+	tracetax-measure.service tracetax-measure.timer >"$TMP/verify.out" 2>&1; rc=$?
+[ "$rc" = 0 ] && [ ! -s "$TMP/verify.out" ] || fail "systemd-analyze verify: exit $rc: $(cat "$TMP/verify.out")"
+echo "systemd-analyze verify tracetax-measure.service tracetax-measure.timer: exit 0, no output"
+grep -q '^RandomizedDelaySec=' "$UNITS/tracetax-measure.timer" || fail "the timer has no RandomizedDelaySec"
+grep -q '^OnCalendar=daily' "$UNITS/tracetax-measure.timer" || fail "the timer is not daily"
+rm -rf "$V"
+
+# --- the installed system's paths, in $TMP/root
+chmod 711 "$TMP"	# node_exporter's user must reach the textfile in it
+R=$TMP/root
+mkdir -p "$R/etc/default" "$R/etc/tracetax" "$R/var/lib/prometheus/node-exporter"
+install -d -m 700 "$R/var/lib/tracetax"		# StateDirectory=, StateDirectoryMode=
+cp "$UNITS/tracetax.default" "$R/etc/default/tracetax"
+TEXTFILE=$R/var/lib/prometheus/node-exporter
+STORE=$R/var/lib/tracetax/results.db
+
+# the shipped plan is the default plan: the same cells as no plan
+"$TT" run --plan "$UNITS/plan" --dry-run --no-store 2>&1 | grep -E '^ +[0-9]+ +[a-z]' >"$TMP/plan.cells"
+"$TT" run --dry-run --no-store 2>&1 | grep -E '^ +[0-9]+ +[a-z]' >"$TMP/default.cells"
+[ -s "$TMP/default.cells" ] && cmp -s "$TMP/plan.cells" "$TMP/default.cells" ||
+	fail "the shipped plan is not the default plan: $(diff "$TMP/plan.cells" "$TMP/default.cells" | head)"
+echo "the shipped plan: the default plan, $(wc -l <"$TMP/plan.cells") cells"
+
+# unit_exec: ExecStart's argv, environment and exit codes, as JSON
+unit() {
+	python3 "$ROOT/tests/unit_exec.py" "$UNITS/tracetax-measure.service" "$R" \
+		/usr/bin/tracetax="$(cd "$B" && pwd)/tracetax" /etc="$R/etc" /var/lib="$R/var/lib" >"$TMP/unit.json" ||
+		fail "cannot read the unit's ExecStart"
+}
+unit
+echo "ExecStart: $(json_get "$TMP/unit.json" '" ".join(d["argv"])')"
+json_get "$TMP/unit.json" 'd["env"]["TRACETAX_DB"]' | grep -qx "$STORE" ||
+	fail "the service's store is not /var/lib/tracetax/results.db: $(cat "$TMP/unit.json")"
+
+# exec_start OUT: the service's run, as systemd starts it: only the unit's
+# environment, its capabilities, no_new_privs and umask; its exit code
+exec_start() {
+	python3 - "$TMP/unit.json" >"$1" 2>&1 <<'PY'
+import json, os, subprocess, sys
+u = json.load(open(sys.argv[1]))
+pre = ["setpriv"]
+if u["drop_caps"]:
+    pre += ["--bounding-set", ",".join("-" + c for c in u["drop_caps"])]
+if u["no_new_privs"]:
+    pre += ["--no-new-privs"]
+os.umask(int(u["umask"], 8))
+os.chdir("/")	# WorkingDirectory= unset: /
+sys.exit(subprocess.run(pre + u["argv"], env=u["env"], stdin=subprocess.DEVNULL).returncode)
+PY
+}
+success() { json_get "$TMP/unit.json" "int($1 in d['success'])" | grep -qx 1; }
+
+# --- a run: one store row, the textfile, readable by node_exporter's user
+cat >"$R/etc/tracetax/plan" <<'EOF'
+tracers = none, bpf:tp/count, perf:count
+reps = 4
+run_ms = 30
+EOF
+exec_start "$TMP/run1.out"; rc=$?
+success "$rc" || fail "the service failed: exit $rc: $(cat "$TMP/run1.out")"
+[ -s "$STORE" ] || fail "no store at $STORE: $(cat "$TMP/run1.out")"
+sqlite3() { python3 -c 'import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join(map(str, r)))' "$STORE" "$1"; }
+[ "$(sqlite3 'SELECT count(*) FROM runs')" = 1 ] || fail "store: want 1 run, have $(sqlite3 'SELECT count(*) FROM runs')"
+[ "$(sqlite3 "SELECT group_concat(tracer, ',') FROM (SELECT tracer FROM cells WHERE run_id = 1 ORDER BY tracer)")" = \
+	"bpf:tp/count,none,perf:count" ] || fail "store: cells $(sqlite3 'SELECT tracer, status FROM cells')"
+P=$TEXTFILE/tracetax.prom
+[ -s "$P" ] || fail "no textfile $P: $(cat "$TMP/run1.out")"
+runuser -u nobody -- cat "$P" >/dev/null 2>"$TMP/nobody" ||
+	fail "another user cannot read $P ($(stat -c %A "$P")): node_exporter could not: $(cat "$TMP/nobody")"
+python3 - "$P" "$STORE" <<'PY' || fail "the textfile is not the stored run"
+import re, sqlite3, sys
+prom = open(sys.argv[1]).read()
+db = sqlite3.connect(sys.argv[2])
+cells = db.execute("SELECT tracer, status FROM cells WHERE run_id = 1").fetchall()
+for tracer, status in cells:
+    if not re.search(r'^tracetax_cell_info\{tracer="%s",.*status="%s"\} 1$' % (re.escape(tracer), status), prom, re.M):
+        sys.exit(f"no cell_info of {tracer} ({status})")
+ok = [t for t, s in cells if s == "ok"]
+got = re.findall(r'^tracetax_overhead_per_event_seconds\{tracer="([^"]*)"', prom, re.M)
+if sorted(got) != sorted(ok):
+    sys.exit(f"overhead series {got}, ok cells {ok}")
+print(f"store: run 1, {len(cells)} cells; textfile: the same cells, {len(ok)} with figures")
+PY
+echo "run: exit $rc, $(grep -c '^tracetax_' "$P") series in tracetax.prom, mode $(stat -c %a "$P")"
+
+# --- another run holds the lock: the service waits for it (TRACETAX_WAIT), then runs
+"$TT" run -t none,perf:count,bpf:tp/count --reps 8 --run-ms 100 --no-store >"$TMP/a.out" 2>"$TMP/a.err" &
+a=$!
+# once its first cell is done, it holds the lock (it may have waited for another's)
+for _ in $(seq 36000); do
+	grep -q '^\[1/' "$TMP/a.err" && break
+	kill -0 "$a" 2>/dev/null || break
+	sleep 0.1
+done
+grep -q '^\[1/' "$TMP/a.err" || fail "the holder never got going: $(cat "$TMP/a.err")"
+kill -0 "$a" 2>/dev/null || fail "the holder ended before the service started: $(cat "$TMP/a.err")"
+exec_start "$TMP/run2.out"; rc=$?
+wait "$a"; arc=$?
+success "$rc" || fail "the service failed after waiting: exit $rc: $(cat "$TMP/run2.out")"
+[ "$arc" = 0 ] || [ "$arc" = 3 ] || fail "the holder exited $arc: $(cat "$TMP/a.err")"
+# (the holder it names may be another's run on a shared machine: a queue)
+grep -Eq "^tracetax: waiting up to 21600 s for another measurement to end: .*pid [0-9]+ " "$TMP/run2.out" ||
+	fail "the service did not wait for the lock (TRACETAX_WAIT=21600): $(cat "$TMP/run2.out")"
+[ "$(sqlite3 'SELECT count(*) FROM runs')" = 2 ] || fail "store: want 2 runs after the wait"
+echo "lock: $(grep -m1 waiting "$TMP/run2.out")"
+
+# --- the box is disturbed: recorded as such, and the unit does not fail
+cat >"$R/etc/tracetax/plan" <<'EOF'
+tracers = perf:count, none
+reps = 30
+rounds = 1
+run_ms = 100
+EOF
+exec_start "$TMP/run3.out" &
+s=$!
+# once perf:count's cell has its load (the lock is ours), past calibration
+for _ in $(seq 3000); do
+	tp=$(pgrep -f -- "--plan $R/etc/tracetax/plan" | head -1)
+	[ -n "$tp" ] && pgrep -P "$tp" -x tracetax-load >/dev/null && break
+	kill -0 "$s" 2>/dev/null || break
+	sleep 0.1
+done
+sleep 1.5
+timeout 10 "$B/tests/tt-attach" syscalls:sys_enter_getpid 1 >"$TMP/attach" 2>&1 ||
+	fail "tt-attach failed: $(cat "$TMP/attach")"
+wait "$s"; rc=$?
+[ "$rc" = 3 ] || fail "disturbed run: exit $rc, want 3: $(tail -5 "$TMP/run3.out")"
+success 3 || fail "exit 3 (disturbed) would fail the unit: no SuccessExitStatus=3"
+[ "$(sqlite3 "SELECT disturbed FROM cells WHERE run_id = 3 AND tracer = 'perf:count'")" = 1 ] ||
+	fail "store: perf:count of run 3 not disturbed: $(sqlite3 'SELECT run_id, tracer, disturbed FROM cells')"
+grep -q '^tracetax_disturbed{tracer="perf:count",.*} 1$' "$P" || fail "textfile: not disturbed: $(grep disturbed "$P")"
+echo "disturbed: exit 3 (SuccessExitStatus), store and textfile say perf:count disturbed"
+assert_clean
+echo "ok"
