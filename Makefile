@@ -11,7 +11,7 @@
 # that installs those alone. Not for the goals that install them (deps-*;
 # run, check and asan install theirs before they build) or need none (clean).
 ifeq ($(NO_DEPS_CHECK),)
-ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz debian-kernel uninstall,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz debian-kernel uninstall deb check-deb,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
 $(error run 'make deps-build' as root to install them)
 endif
@@ -88,7 +88,8 @@ UST_STAMP := $(B)/ust-cflags
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel install uninstall FORCE
+.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel install uninstall \
+	programs deb check-deb FORCE
 .SECONDARY:
 
 all: $(B)/tracetax $(B)/tracetax-load $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB) $(UNIT_BINS) \
@@ -117,12 +118,12 @@ $(B)/libtracetax-target.so: src/load/target.c
 # Its interposers come from the workload registry.
 $(B)/libtracetax-preload.so: $(PRELOAD_SRCS) src/load/workloads.def src/load/workloads.h
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -Isrc -o $@ $(PRELOAD_SRCS) -ldl
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -g -fPIC -shared -Isrc -o $@ $(PRELOAD_SRCS) -ldl
 
 # The probe of the func-ust tracepoint, LD_PRELOADed by lttng-ust only.
 $(B)/libtracetax-ust.so: src/ust/provider.c src/load/ust_tp.h
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -fPIC -shared -Isrc $(UST_CFLAGS) \
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -g -fPIC -shared -Isrc $(UST_CFLAGS) \
 		-o $@ $< $(shell pkg-config --libs lttng-ust 2>/dev/null)
 
 # Rewritten only when `git describe` changes, so that the version a run
@@ -251,7 +252,10 @@ COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 INSTALL ?= install
 INSTALL_LIBS := $(B)/libtracetax-target.so $(if $(PRELOAD_SRCS),$(B)/libtracetax-preload.so) $(UST_LIB)
 
-install: $(B)/tracetax $(B)/tracetax-load $(INSTALL_LIBS)
+# What install installs, built (the Debian package's build: debian/rules).
+programs: $(B)/tracetax $(B)/tracetax-load $(INSTALL_LIBS)
+
+install: programs
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/experiments \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR)
@@ -270,6 +274,17 @@ uninstall:
 		$(DESTDIR)$(PKGLIBDIR)/libtracetax-ust.so $(DESTDIR)$(MANDIR)/man1/tracetax.1 \
 		$(DESTDIR)$(COMPLETIONDIR)/tracetax $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard experiments/*.tt))
 	$(Q)rmdir $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/experiments $(DESTDIR)$(DATADIR) 2>/dev/null || true
+
+# The Debian package (debian/): dpkg-buildpackage -b on a clean copy of the
+# tree's files in build/deb/, where tracetax_VERSION_ARCH.deb lands (its path
+# the last line), then lintian. check-deb installs it into a fresh debootstrap
+# root (cached under build/deb-root/) and runs it there: minutes, so not in
+# `make check` (tests/deb/t_deb_root.sh says why).
+deb:
+	@scripts/deb.sh build/deb
+
+check-deb: deps
+	@TRACETAX_BUILD=$(B) bash tests/deb/t_deb_root.sh
 
 # The packages, by group (scripts/deps.sh): deps is the tests'.
 deps-build:

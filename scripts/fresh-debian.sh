@@ -41,10 +41,7 @@ commit=$(git -C "$src" rev-parse --verify --quiet "$rev^{commit}") || die "no co
 # The mirror of the Debian archive that apt uses here, as apt itself reads
 # its sources (one-line or deb822); and every bookworm suite it has
 # (updates, security), for the fresh machine's own sources.
-# shellcheck disable=SC2016
-suites=$(apt-get indextargets --format '$(TARGET_OF) $(IDENTIFIER) $(REPO_URI) $(RELEASE)' 2>/dev/null |
-	awk -v s="$SUITE" '$1 == "deb" && $2 == "Packages" && ($4 == s || index($4, s "-") == 1) { print $3, $4 }' |
-	sort -u)
+suites=$("$(dirname "$0")"/apt-suites.sh "$SUITE")
 MIRROR=${MIRROR:-$(awk -v s="$SUITE" '$2 == s { print $1; exit }' <<<"$suites")}
 [ -n "$MIRROR" ] || die "apt has no source for $SUITE here: give one as MIRROR=URL"
 [ -n "$suites" ] || suites="$MIRROR $SUITE"
