@@ -38,12 +38,18 @@ RUN=""
 # - the next tests: other kernels in a VM (qemu-system-x86, busybox-static
 #   for its initramfs, kmod for depmod, xz-utils and zstd for compressed
 #   modules), the shared store and the metrics (postgresql,
-#   prometheus, prometheus-node-exporter).
+#   prometheus, prometheus-node-exporter: t_grafana runs the dashboard's
+#   queries on them);
+# - the fleet's parts: systemd (systemd-analyze verify of the units:
+#   t_service), and for `make check-deb` (not in `make check`) the
+#   package's build and checks (debhelper brings dpkg-dev; lintian) and
+#   the fresh root it is installed in (debootstrap).
 TEST="python3 python3-jsonschema procps util-linux mount iproute2 man-db
 chromium
 strace bpftrace linux-perf ltrace uftrace lttng-tools liblttng-ust-dev babeltrace2
 qemu-system-x86 busybox-static kmod xz-utils zstd
-postgresql prometheus prometheus-node-exporter"
+postgresql prometheus prometheus-node-exporter
+systemd debhelper lintian debootstrap"
 # Not in `make check`: `make fuzz` (libFuzzer's runtime; llvm-profdata and
 # llvm-cov for its coverage report).
 ALL="libclang-rt-14-dev llvm"
