@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "base/atomic_file.h"
+#include "base/hostid.h"
 #include "base/signals.h"
 #include "base/util.h"
 #include "cli/cli.h"
@@ -292,8 +293,8 @@ static void measured_hook(struct results *r, void *arg)
 	}
 }
 
-/* The stored run's cell, read back from its document, for its cost per CPU. */
-static void stored_per_cpu(struct store *s, struct budget_cost *cost, const char *tracer)
+/* The stored run's cell @idx, read back from its document, for its cost per CPU. */
+static void stored_per_cpu(struct store *s, struct budget_cost *cost, const char *tracer, int idx)
 {
 	struct doc d = { .run_id = cost->run_id };
 	char err[512], *text;
@@ -308,20 +309,21 @@ static void stored_per_cpu(struct store *s, struct budget_cost *cost, const char
 		doc_release(&d);
 		return;
 	}
-	for (int i = 0; i < d.r.ncells; i++) {
-		const struct cell *c = &d.r.cells[i];
-
-		if (!strcmp(c->tracer, tracer) && !strcmp(c->workload, cost->workload) &&
-		    c->threads == 1 && c->status == CELL_OK)
-			cost_per_cpu(cost, c);
-	}
+	/* the cell the store's rule took (store/stand.h), not another of its run */
+	if (idx >= 0 && idx < d.r.ncells && !strcmp(d.r.cells[idx].tracer, tracer))
+		cost_per_cpu(cost, &d.r.cells[idx]);
 	doc_release(&d);
 }
 
-/* Each tracer's cost from the store: same host, kernel, version, recent enough. */
+/*
+ * Each tracer's cost from the store: a cell that stands for this host's
+ * cost (store/stand.h: this hostname, machine and kernel, not a VM guest's,
+ * not a --target collateral, ok and undisturbed), of this version, recent
+ * enough.
+ */
 static void stored_costs(const struct budget_args *a, struct budget *b, const char *workload)
 {
-	char path[4096], err[512], since[32];
+	char path[4096], err[512], since[32], host[32];
 	struct store *s = NULL;
 	time_t t = time(NULL) - (time_t)a->max_age_h * 3600;
 	struct tm tm;
@@ -330,11 +332,13 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (!store_path(a->store, path, sizeof(path), err, sizeof(err)))
 		s = store_open(path, false, err, sizeof(err));
+	host_id(host, sizeof(host));
 	for (int i = 0; i < b->ntracers; i++) {
 		struct budget_tracer *bt = &b->tracers[i];
 		struct store_cost_query q = {
 			.tracer = bt->name, .workload = workload, .hostname = b->env.hostname,
-			.kernel = b->env.kernel, .version = b->env.tracetax_version, .since = since,
+			.kernel = b->env.kernel, .version = b->env.tracetax_version, .host_id = host,
+			.since = since,
 		};
 		struct store_cost sc;
 		int rc;
@@ -361,7 +365,7 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 		bt->cost.lo = sc.lo;
 		bt->cost.hi = sc.hi;
 		bt->cost.consumer_ns = isfinite(sc.consumer_ns) ? sc.consumer_ns : 0;
-		stored_per_cpu(s, &bt->cost, bt->name);
+		stored_per_cpu(s, &bt->cost, bt->name, sc.idx);
 	}
 	store_close(s);
 }

@@ -24,18 +24,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
 
-/*
- * `tracetax run`'s recording: @r into the store at @store_opt (NULL: the
- * default). 0, or -1 with one line said. @quiet: no line saying where.
- */
-int cmd_record_run(const char *store_opt, const struct results *r, bool quiet);
-/*
- * The repeat intervals of @r (results_set_repeat) with the drift between
- * runs from this run and earlier comparable runs in the store; tau 0 and
- * why when @no_store, or the store is missing or unreadable, or has no
- * earlier comparable run.
- */
-void cmd_repeat_drift(const char *store_opt, bool no_store, struct results *r);
 struct store;
 struct results_args;
 /* history -t TRACER --by host|kernel (history_by.c): prints, returns the exit code. */

@@ -7,6 +7,8 @@
  * run's mean and its own 95% CI; with several, the mean of the runs' means
  * and a Student's t interval over them: between runs the machine itself
  * varies (a reboot, a neighbour), which no run's own interval holds.
+ * The cells are those that stand for their host's cost (store/stand.h);
+ * a VM guest's stand for that VM's, a row of its own.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "cli/cli_results.h"
 #include "cmd/cmd.h"
 #include "results/stats.h"
+#include "store/stand.h"
 #include "store/store.h"
 
 struct group {
@@ -38,21 +41,21 @@ struct groups {
  * id's hash; a run in a VM of --kernel is that VM's, not the host's (under
  * tcg its ns are not the host's costs), and a kernel's row says so too.
  */
-static void key_of(enum history_by by, const struct store_run *run, char *buf, size_t len)
+static void key_of(enum history_by by, const struct stand_cell *c, char *buf, size_t len)
 {
 	char vm[32] = "";
 
-	if (*run->vm)
-		snprintf(vm, sizeof(vm), " [%s VM]", run->vm);
+	if (*c->vm)
+		snprintf(vm, sizeof(vm), " [%s VM]", c->vm);
 	if (by == BY_KERNEL)
-		snprintf(buf, len, "%s%s", run->kernel, vm);
-	else if (*run->host_id)
-		snprintf(buf, len, "%s (%.8s)%s", run->host, run->host_id, vm);
+		snprintf(buf, len, "%s%s", c->kernel, vm);
+	else if (*c->host_id)
+		snprintf(buf, len, "%s (%.8s)%s", c->hostname, c->host_id, vm);
 	else
-		snprintf(buf, len, "%s (imported)%s", run->host, vm);
+		snprintf(buf, len, "%s (imported)%s", c->hostname, vm);
 }
 
-static struct group *find(struct groups *gs, const char *key, const struct store_cell *c)
+static struct group *find(struct groups *gs, const char *key, const struct stand_cell *c)
 {
 	struct group *g;
 
@@ -77,16 +80,13 @@ static struct group *find(struct groups *gs, const char *key, const struct store
 	return g;
 }
 
-static int collect(const struct store_run *run, const struct store_cell *c, void *arg)
+static int collect(const struct stand_cell *c, void *arg)
 {
 	struct groups *gs = arg;
 	struct group *g;
 	char key[160];
 
-	/* a disturbed cell's figure holds someone else's cost */
-	if (!c || strcmp(c->status, "ok") || c->disturbed || isnan(c->overhead))
-		return 0;
-	key_of(gs->by, run, key, sizeof(key));
+	key_of(gs->by, c, key, sizeof(key));
 	g = find(gs, key, c);
 	if (g->n == g->cap) {
 		g->cap = g->cap ? 2 * g->cap : 4;
@@ -99,37 +99,33 @@ static int collect(const struct store_run *run, const struct store_cell *c, void
 		g->lo1 = c->lo;
 		g->hi1 = c->hi;
 	}
-	g->means[g->n] = c->overhead;
-	g->ids[g->n++] = run->id;
+	g->means[g->n] = c->ns;
+	g->ids[g->n++] = c->run_id;
 	return 0;
 }
 
 static void print_group(const struct group *g)
 {
 	char m[24], lo[24], hi[24], mn[24], mx[24], ids[96], fig[80], range[56];
-	double mean = stats_mean(g->means, (size_t)g->n), l = g->lo1, h = g->hi1;
+	double mean = stats_mean(g->means, (size_t)g->n), ci[2] = { g->lo1, g->hi1 };
 	double min = g->means[0], max = g->means[0];
 	size_t o = 0;
 
-	if (g->n > 1) {
-		double half = stats_t_quantile(0.975, g->n - 1) *
-			      stats_stddev(g->means, (size_t)g->n) / sqrt(g->n);
-
-		l = mean - half;
-		h = mean + half;
-	}
-	for (int i = 0; i < g->n; i++) {
+	if (g->n > 1)
+		stats_t_ci(g->means, (size_t)g->n, 0.95, ci);
+	/* the walk went newest first: the ids oldest first */
+	for (int i = g->n - 1; i >= 0; i--) {
 		min = fmin(min, g->means[i]);
 		max = fmax(max, g->means[i]);
 		if (o < sizeof(ids) - 8)
-			o += (size_t)snprintf(ids + o, sizeof(ids) - o, "%s%lld", i ? "," : "",
+			o += (size_t)snprintf(ids + o, sizeof(ids) - o, "%s%lld", o ? "," : "",
 					      (long long)g->ids[i]);
 		else if (o < sizeof(ids) - 4)
 			o += (size_t)snprintf(ids + o, sizeof(ids) - o, ",...");
 	}
 	format_ns(m, sizeof(m), mean);
-	format_ns(lo, sizeof(lo), l);
-	format_ns(hi, sizeof(hi), h);
+	format_ns(lo, sizeof(lo), ci[0]);
+	format_ns(hi, sizeof(hi), ci[1]);
 	format_ns(mn, sizeof(mn), min);
 	format_ns(mx, sizeof(mx), max);
 	snprintf(fig, sizeof(fig), "%s [%s, %s]", m, lo, hi);
@@ -154,10 +150,13 @@ static int by_key(const void *a, const void *b)
 
 int cmd_history_by(struct store *s, const struct results_args *a)
 {
-	struct store_filter f = { a->workload, a->tracer, a->kernel, a->limit };
+	struct stand_query q = {
+		.guests = true, .kernel_glob = a->kernel, .tracer_glob = a->tracer,
+		.workload = a->workload, .runs = a->limit,
+	};
 	struct groups gs = { .by = a->by };
 	char err[512];
-	int ret = store_history(s, &f, collect, &gs, err, sizeof(err));
+	int ret = store_stand_walk(s, &q, collect, &gs, err, sizeof(err));
 
 	if (ret) {
 		error("%s", err);
@@ -174,7 +173,7 @@ int cmd_history_by(struct store *s, const struct results_args *a)
 	for (int i = 0; i < gs.n; i++)
 		print_group(&gs.g[i]);
 	printf("one run: its own 95%% CI; several: Student's t over the runs' means "
-	       "(the last %d runs; disturbed cells left out)\n", a->limit);
+	       "(the last %d runs; disturbed and --target collateral cells left out)\n", a->limit);
 out:
 	for (int i = 0; i < gs.n; i++) {
 		free(gs.g[i].means);

@@ -13,7 +13,6 @@
 #include "output/export.h"
 #include "output/table.h"
 #include "store/store.h"
-#include "base/hostid.h"
 #include "base/util.h"
 
 static const char usage_history[] =
@@ -121,79 +120,6 @@ void cmd_load_run(const char *spec, const char *store_opt, struct doc *d)
 	snprintf(d->name, sizeof(d->name), "run %lld", (long long)id);
 	if (doc_parse(d, text, len, err, sizeof(err)))
 		die_usage("%s", err);
-}
-
-/*
- * A store the user named (--store, TRACETAX_DB) that cannot record costs
- * the run its exit code (1); the default one, which a user who never asked
- * for a store may not be able to have (no HOME, HOME=/nonexistent), costs
- * one warning: the measurement decides the exit code.
- */
-static int record_failed(bool named, const char *what, const char *err)
-{
-	if (named)
-		return error("%s%s", what, err);
-	warning("%s%s (the default store; --store PATH or TRACETAX_DB names one)", what, err);
-	return 0;
-}
-
-int cmd_record_run(const char *store_opt, const struct results *r, bool quiet)
-{
-	char path[4096], err[512], *doc, host[32];
-	const char *env = getenv("TRACETAX_DB");
-	bool named = store_opt || (env && *env);
-	struct store *s;
-	int64_t id;
-	int ret;
-
-	if (store_path(store_opt, path, sizeof(path), err, sizeof(err)))
-		return record_failed(named, "cannot record the run: ", err);
-	s = store_open(path, true, err, sizeof(err));
-	if (!s)
-		return record_failed(named, "cannot record the run: ", err);
-	doc = output_json_string(r);
-	host_id(host, sizeof(host));
-	ret = store_record(s, r, doc, host, &id, err, sizeof(err));
-	if (ret)
-		ret = record_failed(named, "", err);
-	else if (!quiet)
-		fprintf(stderr, "recorded as run %lld in '%s' (tracetax show %lld)\n", (long long)id,
-			store_name(s), (long long)id);
-	free(doc);
-	store_close(s);
-	return ret;
-}
-
-void cmd_repeat_drift(const char *store_opt, bool no_store, struct results *r)
-{
-	char path[4096], err[512], host[32];
-	struct store *s;
-	double tau = 0;
-	int runs = 0, cells = 0;
-
-	if (no_store) {
-		results_drop_repeat(r, "--no-store: no earlier run to take the drift between runs from");
-		return;
-	}
-	/* no store yet, or one that cannot be opened: no earlier run to learn from */
-	if (store_path(store_opt, path, sizeof(path), err, sizeof(err)) ||
-	    !(s = store_open(path, false, err, sizeof(err)))) {
-		results_drop_repeat(r, "no results store to take the drift between runs from");
-		return;
-	}
-	host_id(host, sizeof(host));
-	if (store_repeat_drift(s, r, host, &tau, &runs, &cells, err, sizeof(err))) {
-		warning("the repeat interval's drift: %s", err);
-		results_drop_repeat(r, "the results store could not be read");
-	} else if (runs < 2) {
-		results_drop_repeat(r, "no earlier run of this host in the store: a first run "
-				    "cannot see the drift between runs");
-	} else {
-		results_set_repeat(r, tau, runs, cells,
-				   !cells ? "no cell seen twice had a cost clear of its noise" :
-				   tau > 0 ? "" : "this run and the earlier ones agree within their noise");
-	}
-	store_close(s);
 }
 
 static int print_history(const struct store_run *run, const struct store_cell *c, void *arg)

@@ -28,6 +28,7 @@
 #include "output/pair.h"
 #include "output/plan.h"
 #include "output/table.h"
+#include "store/session.h"
 #include "tracers/tracer.h"
 
 /* Whether stdout holds an export (--json -, --csv -, --markdown -): the table goes to stderr. */
@@ -82,14 +83,14 @@ static void run_output(const struct run_args *a, const char *prom_path, struct r
 	FILE *table = a->no_table ? NULL : export_to_stdout(a) ? (a->quiet ? NULL : stderr) : stdout;
 
 	/* before every output: the table and the document state the same intervals */
-	cmd_repeat_drift(a->store, a->no_store, r);
+	store_set_repeat(a->store, a->no_store, r);
 	if (table)
 		output_table(r, table, cmd_want_colour(a->colour, fileno(table)));
 	if (table && a->explain)
 		output_explain(r, a->explain, table);
 	write_exports(a, prom_path, r, ret);
 	/* after the table: a store that fails costs the record, not the figures */
-	if (!a->no_store && cmd_record_run(a->store, r, a->quiet))
+	if (!a->no_store && store_record_run(a->store, r, a->quiet))
 		*ret = exit_worst(*ret, EXIT_FAILED);
 }
 
@@ -229,9 +230,9 @@ static int run_in_vm(const struct run_args *a, run_hook hook, void *arg)
 	vm_outcome_release(&o);
 	if (hook)
 		hook(&d.r, arg);
-	/* the repeat intervals stay the guest's (no store: tau 0), as its table printed them */
+	/* the repeat intervals stay the guest's (none: a VM's), as its table printed them */
 	write_exports(a, prom_path, &d.r, &ret);
-	if (!a->no_store && cmd_record_run(a->store, &d.r, a->quiet))
+	if (!a->no_store && store_record_run(a->store, &d.r, a->quiet))
 		ret = exit_worst(ret, EXIT_FAILED);
 	d.r.claims = NULL;
 	doc_release(&d);

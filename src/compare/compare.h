@@ -1,6 +1,8 @@
 /*
- * The statistics of `tracetax compare`: two runs' reps of one cell, side
- * by side. Pure functions in stats.c's style: no I/O, seeded, unit-tested
+ * The statistics of `tracetax compare`: two runs' units of one cell (round
+ * means), side by side, Welch's t over them (stats_rounds.h), Holm over
+ * the cells, the verdicts. The tests it replaced live with the tests
+ * (tests/unit/compare_rejected.h). Pure functions in stats.c's style: no I/O, seeded, unit-tested
  * against hand-computed values.
  */
 #ifndef TRACETAX_COMPARE_H
@@ -16,8 +18,6 @@
 /* Below this many units on a side (round means; reps for a run of one
  * round) a cell gets no verdict: 2 degrees of freedom (docs/method.md §9). */
 #define COMPARE_MIN_UNITS 3
-/* Resamples: Holm asks for p down to 0.05 / cells, and p >= 2 / (B + 1). */
-#define COMPARE_BOOTSTRAP_B 20000
 /* --threshold by default, in % of A's overhead. */
 #define COMPARE_THRESHOLD_PCT 5.0
 /* The family-wise error rate the verdicts keep (the Welch t's own, Holm over the cells). */
@@ -25,23 +25,6 @@
 /* A side whose baseline varied more than this between reps (cv) gets no
  * verdict: results.c's noisy-baseline threshold, for the same reason. */
 #define COMPARE_NOISY_CV 0.05
-
-/*
- * The percentile bootstrap interval at @level of mean(b) - mean(a), each
- * side resampled on its own (unpaired: two runs are two sessions, no rep
- * of one belongs with a rep of the other), and its two-sided p: the share
- * of resampled differences on the far side of 0, doubled. Deterministic
- * for a seed. NaN when a side is empty.
- */
-void compare_bootstrap_diff(const double *a, size_t na, const double *b, size_t nb, unsigned B,
-			    uint64_t seed, double level, double ci[2], double *p);
-
-/*
- * Mann-Whitney U test, two-sided p: exact without ties up to 50 a side,
- * else the normal approximation with tie and continuity corrections. *u
- * (if not NULL): the count of pairs with b > a (ties count a half).
- */
-double compare_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u);
 
 /* Holm's step-down adjustment of @n p-values: adj[i] is p[i]'s adjusted value. */
 void compare_holm(const double *p, size_t n, double *adj);

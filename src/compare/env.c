@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "compare/out.h"
+#include "store/stand.h"
 
 /* Fields whose difference means another machine or kernel: said loudly. */
 static const char *const machine_fields[] = {
@@ -127,7 +128,7 @@ static void print_run(FILE *f, const char *side, const struct doc *d)
 void compare_print_env(FILE *f, const struct doc *a, const struct doc *b, const struct cmp_style *st)
 {
 	json_t *ea = json_object_get(a->json, "environment"), *eb = json_object_get(b->json, "environment");
-	char machine[256] = "", same[256] = "";
+	char machine[256] = "", same[256] = "", why[160];
 	int n;
 
 	print_run(f, "A", a);
@@ -147,6 +148,11 @@ void compare_print_env(FILE *f, const struct doc *a, const struct doc *b, const 
 		fprintf(f, "%swarning: A and B ran on different machines or kernels (%s differ): "
 			"a difference below may be theirs, not the tracers'%s\n", st->bold_yellow,
 			machine, st->reset);
+	/* the store's rule of which cells stand for a host's cost: a VM guest's do not */
+	if (strcmp(a->r.env.vm, b->r.env.vm) &&
+	    !stand_same_host(&a->r.env, &b->r.env, why, sizeof(why)))
+		fprintf(f, "%swarning: %s: their cells do not stand for the same host's costs "
+			"(under tcg, emulation's ns)%s\n", st->bold_yellow, why, st->reset);
 	/* someone else's tracer runs in baseline and traced runs alike: it is in the
 	 * baselines, and what it shares with ours (an enabled tracepoint) leaves our cost */
 	for (int i = 0; i < 2; i++) {

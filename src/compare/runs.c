@@ -1,7 +1,8 @@
 /*
- * Two runs, cell by cell (compare/out.h): match, then per cell the
- * bootstrap interval, the Mann-Whitney p and, once every p is known,
- * Holm's adjustment and the verdicts.
+ * Two runs, cell by cell (compare/out.h): match, then per cell Welch's
+ * interval and p over each run's round means (compare_units,
+ * stats_welch_diff) and, once every p is known, Holm's adjustment and the
+ * verdicts.
  */
 #include <math.h>
 #include <stdlib.h>

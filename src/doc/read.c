@@ -210,6 +210,15 @@ static int read_drift(struct rd *x, json_t *d, struct repeat_drift *o)
 	      rd_intv(x, v, "runs", 0, INT_MAX, &o->runs) ||
 	      rd_intv(x, v, "cells", 0, INT_MAX, &o->cells) ||
 	      rd_str(x, v, "note", o->note, sizeof(o->note), F_NULL) ? -1 : 0;
+	/* where tau came from; absent before the first run's assumed tau: from runs, or none */
+	o->basis = o->runs ? REPEAT_THIS_VERSION : REPEAT_NONE;
+	if (!ret && json_object_get(v, "basis") && !json_is_null(json_object_get(v, "basis"))) {
+		static const char *const names[] = { "this_version", "other_versions", "assumed", NULL };
+		int b;
+
+		ret = rd_enum(x, v, "basis", names, &b);
+		o->basis = (enum repeat_basis)(b + 1);
+	}
 	rd_pop(x, at);
 	o->known = !ret;
 	return ret;

@@ -286,8 +286,10 @@ static json_t *results_json(const struct results *r)
 			  "ci95", pair(r->stats_cost.ci95[0], r->stats_cost.ci95[1])));
 	if (r->drift.known)
 		json_object_set_new(doc, "repeat_drift",
-			json_pack("{s:o, s:i, s:i, s:o, s:o}", "tau", json_num(r->drift.tau),
-				  "runs", r->drift.runs, "cells", r->drift.cells,
+			json_pack("{s:o, s:o, s:i, s:i, s:o, s:o}",
+				  "basis", repeat_basis_name(r->drift.basis) ?
+				  str(repeat_basis_name(r->drift.basis)) : json_null(),
+				  "tau", json_num(r->drift.tau), "runs", r->drift.runs, "cells", r->drift.cells,
 				  "window_days", json_integer(REPEAT_WINDOW_DAYS),
 				  "note", str_or_null(r->drift.note)));
 	json_object_set_new(doc, "cells", cells);

@@ -317,33 +317,32 @@ static void print_footer(FILE *out, const struct style *st, bool reader, bool pr
 		"detach) to the tool's exit, mean" : "", st->reset);
 }
 
-static bool any_repeat(const struct results *r)
-{
-	for (int i = 0; i < r->ncells; i++)
-		if (isfinite(r->cells[i].repeat95[0]))
-			return true;
-	return false;
-}
-
-/* What the document's repeat95 is, and the drift between runs it adds. */
+/* What the document's repeat95 is, and the drift between runs it adds, from where. */
 static void print_repeat(FILE *out, const struct results *r, const struct style *st)
 {
 	const struct repeat_drift *d = &r->drift;
+	char from[200];
 
 	if (!d->known)
 		return;
-	if (!d->runs && d->note[0] && !any_repeat(r))
+	switch (d->basis) {
+	case REPEAT_NONE:
 		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land: none,\n%s%s\n",
 			st->dim, d->note, st->reset);
-	else if (d->tau > 0)
-		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land, 95%%: mean +-\n"
-			"t sqrt(2 se^2 + 2 (tau mean)^2), se the CI's; tau %.2g%%: the drift between runs, "
-			"from this\nrun and %d earlier one%s (%d cell%s)%s\n", st->dim, 100 * d->tau,
-			d->runs - 1, d->runs == 2 ? "" : "s", d->cells, d->cells == 1 ? "" : "s", st->reset);
-	else
-		fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land, 95%%: +-sqrt(2) "
-			"x the CI;\nno drift between runs added%s%s%s%s\n", st->dim, d->note[0] ? " (" : "",
-			d->note, d->note[0] ? ")" : "", st->reset);
+		return;
+	case REPEAT_ASSUMED:
+		snprintf(from, sizeof(from), "ASSUMED, not measured on this host (%s;\n"
+			 "docs/method.md 5c)", d->note);
+		break;
+	default:
+		snprintf(from, sizeof(from), "the drift between runs, from this run and %d earlier "
+			 "one%s%s (%d cell%s)%s%s", d->runs - 1, d->runs == 2 ? "" : "s",
+			 d->basis == REPEAT_OTHER_VERSIONS ? " of this host, OTHER tracetax versions too" :
+			 "", d->cells, d->cells == 1 ? "" : "s", d->note[0] ? "; " : "", d->note);
+	}
+	fprintf(out, "%srepeat95 (in the JSON): where a rerun's mean should land, 95%%: mean +-\n"
+		"t sqrt(2 se^2 + 2 (tau mean)^2), se the CI's; tau %.2g%%: %s%s\n", st->dim,
+		100 * d->tau, from, st->reset);
 }
 
 /* --placement rotate: each cell's overhead on each CPU its reps ran on. */

@@ -533,8 +533,8 @@ void results_finish(struct results *r)
 		format_ns(ns, sizeof(ns), f->ns);
 		note_add(c, "below the noise floor (%s ns)", ns);
 	}
-	/* the session replaces it with the store's drift (cmd_repeat_drift) */
-	results_set_repeat(r, 0, 0, 0, "earlier runs not looked up");
+	/* the session replaces it with the store's drift (store_set_repeat) */
+	results_drop_repeat(r, "earlier runs not looked up");
 }
 
 bool results_overhead_se(const struct cell *c, double *se, double *df)
@@ -551,11 +551,28 @@ bool results_overhead_se(const struct cell *c, double *se, double *df)
 	return true;
 }
 
-void results_set_repeat(struct results *r, double tau, int runs, int cells, const char *note)
+const char *repeat_basis_name(enum repeat_basis b)
+{
+	switch (b) {
+	case REPEAT_THIS_VERSION:
+		return "this_version";
+	case REPEAT_OTHER_VERSIONS:
+		return "other_versions";
+	case REPEAT_ASSUMED:
+		return "assumed";
+	case REPEAT_NONE:
+		break;
+	}
+	return NULL;
+}
+
+void results_set_repeat(struct results *r, enum repeat_basis basis, double tau, int runs,
+			int cells, const char *note)
 {
 	struct repeat_drift *d = &r->drift;
 
 	d->known = true;
+	d->basis = basis;
 	d->tau = isfinite(tau) && tau > 0 ? tau : 0;
 	d->runs = runs;
 	d->cells = cells;
@@ -565,7 +582,7 @@ void results_set_repeat(struct results *r, double tau, int runs, int cells, cons
 		double se, df;
 
 		c->repeat95[0] = c->repeat95[1] = NAN;
-		if (results_overhead_se(c, &se, &df))
+		if (basis != REPEAT_NONE && results_overhead_se(c, &se, &df))
 			stats_repeat_pi(c->overhead.mean, se, df, d->tau * d->tau, d->runs - 1.0, 0.95,
 					c->repeat95);
 	}
@@ -573,9 +590,7 @@ void results_set_repeat(struct results *r, double tau, int runs, int cells, cons
 
 void results_drop_repeat(struct results *r, const char *note)
 {
-	results_set_repeat(r, 0, 0, 0, note);
-	for (int i = 0; i < r->ncells; i++)
-		r->cells[i].repeat95[0] = r->cells[i].repeat95[1] = NAN;
+	results_set_repeat(r, REPEAT_NONE, 0, 0, 0, note);
 }
 
 void results_release(struct results *r)

@@ -277,18 +277,36 @@ struct run_options {
 
 /*
  * The between-run drift the repeat intervals use (docs/method.md §5c, "The
- * repeat interval"): tau from this run and earlier comparable runs in the
- * store, or 0 and why not.
+ * repeat interval"): tau from this run and earlier runs in the store whose
+ * cells stand for this host's costs (store/stand.h); failing those, from
+ * the host's runs of other tracetax versions; failing those, assumed.
  */
 #define REPEAT_WINDOW_DAYS 14     /* earlier runs looked at: started this recently */
 #define REPEAT_MAX_RUNS 20        /* and at most this many, the newest */
+/*
+ * The tau a run with no earlier run of its host to learn from assumes
+ * (docs/method.md §5c, "A first run"): the drift between runs measured
+ * live on the development VM was 6.9-10.8%; in the simulation this tau
+ * held a rerun's mean in 95.6-98.7% of cells of the default plan, with
+ * and without a drift slower than a run. Taken as known (no df of its own).
+ */
+#define REPEAT_PRIOR_TAU 0.10
+enum repeat_basis {
+	REPEAT_NONE,              /* no repeat95 (a VM guest's run, a document from before) */
+	REPEAT_THIS_VERSION,      /* the host's runs of this tracetax version */
+	REPEAT_OTHER_VERSIONS,    /* the host's runs of other versions too: this one's gave none */
+	REPEAT_ASSUMED,           /* REPEAT_PRIOR_TAU: no run of the host gave a cell */
+};
 struct repeat_drift {
 	bool known;               /* false: a document from before the repeat interval */
+	enum repeat_basis basis;  /* where tau comes from */
 	double tau;               /* relative sd of a run's overhead mean between runs, >= 0 */
-	int runs;                 /* comparable runs, this one included (0: no earlier) */
+	int runs;                 /* runs that gave a cell to tau, this one included (0: none) */
 	int cells;                /* cells pooled for tau */
-	char note[160];           /* why tau is 0; "" when it is not */
+	char note[160];           /* why tau is 0 or assumed; "" when it is not */
 };
+/* "this_version", "other_versions", "assumed"; NULL for REPEAT_NONE (the JSON's null). */
+const char *repeat_basis_name(enum repeat_basis b);
 
 struct claim_row;
 
@@ -333,16 +351,13 @@ void results_overhead_ci(const struct cell *c, double ci[2], double *mean, int *
 bool results_overhead_se(const struct cell *c, double *se, double *df);
 /*
  * Every ok cell's repeat95 from its ci95 and @tau (stats_repeat_pi, tau^2
- * with @runs - 1 df), and r->drift set to @tau, @runs, @cells, @note (""
- * or why tau is 0).
+ * with @runs - 1 df; known when @runs is 0, as an assumed tau is), and
+ * r->drift set to @basis, @tau, @runs, @cells, @note ("" or why tau is 0
+ * or assumed).
  */
-void results_set_repeat(struct results *r, double tau, int runs, int cells, const char *note);
-/*
- * No repeat interval for any cell (null in the JSON), and @note why: with
- * no earlier run of this host to compare with, a run cannot see the drift
- * between runs, and sqrt(2) x its CI missed most reruns on the VM (run 1
- * of scripts/repeatability.sh: 54 of 128 and 0 of 8 held).
- */
+void results_set_repeat(struct results *r, enum repeat_basis basis, double tau, int runs,
+			int cells, const char *note);
+/* No repeat interval for any cell (null in the JSON, basis none), and @note why. */
 void results_drop_repeat(struct results *r, const char *note);
 /* A between-round share above this gets a note: the drift dominates. */
 #define RESULTS_BETWEEN_NOTE 0.5

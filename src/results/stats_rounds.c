@@ -205,28 +205,33 @@ static double common_tau2(struct repeat_obs *o, size_t n, const double *mb)
 	return fmax(0, (sum2 - sum * sum / (double)nr) / (double)(nr - 1) - sv / (double)nr);
 }
 
-double stats_repeat_tau2(struct repeat_obs *o, size_t n, int *cells, int *runs)
+static int runs_given(const struct repeat_obs *o, size_t n, const double *mb)
 {
 	long long *ids = calloc(n + 1, sizeof(*ids));
+	size_t k = 0;
+	int runs = 0;
+
+	if (!ids)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (o[i].group >= 0 && !isnan(mb[o[i].group]))
+			ids[k++] = o[i].run;
+	qsort(ids, k, sizeof(*ids), cmp_ll);
+	for (size_t i = 0; i < k; i++)
+		runs += i == 0 || ids[i] != ids[i - 1];
+	free(ids);
+	return runs;
+}
+
+double stats_repeat_tau2(struct repeat_obs *o, size_t n, int *cells, int *runs)
+{
 	double num = 0, den = 0, *mbg, common;
-	size_t nruns = 0;
 	int maxg = 0;
 
 	*cells = *runs = 0;
-	if (!ids)
-		die("out of memory");
-	for (size_t i = 0; i < n; i++) {
-		ids[i] = o[i].run;
+	for (size_t i = 0; i < n; i++)
 		if (o[i].group > maxg)
 			maxg = o[i].group;
-	}
-	qsort(ids, n, sizeof(*ids), cmp_ll);
-	for (size_t i = 0; i < n; i++)
-		nruns += i == 0 || ids[i] != ids[i - 1];
-	free(ids);
-	*runs = (int)nruns;
-	if (nruns < 2)
-		return 0;
 	mbg = malloc(((size_t)maxg + 1) * sizeof(*mbg));
 	if (!mbg)
 		die("out of memory");
@@ -262,6 +267,8 @@ double stats_repeat_tau2(struct repeat_obs *o, size_t n, int *cells, int *runs)
 		den += (double)(k - 1);
 		(*cells)++;
 	}
+	/* tau's df come from these runs alone: a run that gave no cell says nothing of it */
+	*runs = runs_given(o, n, mbg);
 	common = *cells ? common_tau2(o, n, mbg) : 0;
 	free(mbg);
 	/* the larger: a drift of each cell's own, or one that all cells share */

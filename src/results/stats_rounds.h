@@ -74,9 +74,10 @@ struct repeat_obs {
  * var(m_k / mb) - mean((se_k / mb)^2), pooled over the groups weighted by
  * K - 1, truncated at 0; or, when larger, the shift all of a run's
  * qualifying cells share: the variance over runs of mean(m / mb) less its
- * sampling variance mean((se / mb)^2) / cells, truncated at 0. 0 when fewer
- * than 2 distinct runs are given or no group qualifies. *cells: the groups
- * pooled; *runs: the distinct runs of @o. @o is sorted in place.
+ * sampling variance mean((se / mb)^2) / cells, truncated at 0. 0 when no
+ * group qualifies. *cells: the groups pooled; *runs: the runs that gave a
+ * cell to them (tau^2's df are *runs - 1; 0 when *cells is). @o is sorted
+ * in place.
  */
 double stats_repeat_tau2(struct repeat_obs *o, size_t n, int *cells, int *runs);
 

@@ -16,15 +16,8 @@
 #include "doc/read.h"
 #include "results/stats_rounds.h"
 #include "store/db.h"
+#include "store/stand.h"
 #include "store/store.h"
-
-#define ENV(name) "(SELECT value FROM environment WHERE run_id = r.id AND name = '" name "')"
-
-static const char drift_sql[] =
-	"SELECT r.id, r.document FROM runs r WHERE " ENV("hostname") " = ?1 AND "
-	ENV("kernel") " = ?2 AND " ENV("tracetax_version") " = ?3 AND " ENV("started") " >= ?4 AND "
-	ENV("started") " < ?5 AND (CAST(?6 AS TEXT) IS NULL OR r.host_id IS NULL OR r.host_id = ?6) "
-	"ORDER BY r.id DESC LIMIT ?7";
 
 /* @started less @days, in its own ISO 8601 UTC form; "" when it is not one. */
 static void days_before(const char *started, int days, char *buf, size_t len)
@@ -79,86 +72,119 @@ static void groups_free(struct groups *g)
 	free(g->key);
 }
 
-/*
- * The ok, undisturbed cells of one document into @o, whatever its plan:
- * the drift between runs is the host's (a run's costs move together,
- * docs/method.md §5c), so a cell this run does not have still shows it.
- */
-static void add_doc(struct groups *g, const struct results *e, int64_t id,
+static void add_obs(struct groups *g, const struct cell *c, long long run,
 		    struct repeat_obs **o, size_t *n, size_t *cap)
 {
-	for (int i = 0; i < e->ncells; i++) {
-		const struct cell *c = &e->cells[i];
-		double se, df;
+	double se, df;
 
-		if (c->disturbed || !results_overhead_se(c, &se, &df))
-			continue;
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 64;
-			*o = realloc(*o, *cap * sizeof(**o));
-			if (!*o)
-				die("out of memory");
-		}
-		(*o)[(*n)++] = (struct repeat_obs){ .group = group_of(g, c), .run = (long long)id,
-						    .mean = c->overhead.mean, .se = se, .aa = c->aa };
+	if (!results_overhead_se(c, &se, &df))
+		return;
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*o = realloc(*o, *cap * sizeof(**o));
+		if (!*o)
+			die("out of memory");
 	}
+	(*o)[(*n)++] = (struct repeat_obs){ .group = group_of(g, c), .run = run,
+					    .mean = c->overhead.mean, .se = se, .aa = c->aa };
+}
+
+/* The cells that stand (store/stand.h), by run: their indexes in its document. */
+struct standing {
+	int64_t *run;
+	int *idx;
+	size_t n, cap;
+};
+
+static int collect(const struct stand_cell *c, void *arg)
+{
+	struct standing *w = arg;
+
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->run = realloc(w->run, w->cap * sizeof(*w->run));
+		w->idx = realloc(w->idx, w->cap * sizeof(*w->idx));
+		if (!w->run || !w->idx)
+			die("out of memory");
+	}
+	w->run[w->n] = c->run_id;
+	w->idx[w->n++] = c->idx;
+	return 0;
+}
+
+/*
+ * The standing cells of run @id [from, to) of @w, read from its document
+ * (the tables hold no rounds, so no standard error). A document the
+ * reader refuses is not one to learn from: skipped.
+ */
+static int add_run(struct store *s, const struct standing *w, size_t from, size_t to,
+		   struct groups *g, struct repeat_obs **o, size_t *n, size_t *cap, char *err,
+		   size_t errlen)
+{
+	struct doc d = { .run_id = w->run[from] };
+	char *text, e[256];
+	size_t len;
+
+	if (store_document(s, d.run_id, &text, &len, err, errlen))
+		return -1;
+	snprintf(d.name, sizeof(d.name), "run %lld", (long long)d.run_id);
+	if (!doc_parse(&d, text, len, e, sizeof(e)))
+		for (size_t k = from; k < to; k++)
+			if (w->idx[k] >= 0 && w->idx[k] < d.r.ncells)
+				add_obs(g, &d.r.cells[w->idx[k]], (long long)d.run_id, o, n, cap);
+	doc_release(&d);
+	return 0;
 }
 
 int store_repeat_drift(struct store *s, const struct results *r, const char *host,
-		       double *tau, int *runs, int *cells, char *err, size_t errlen)
+		       bool any_version, double *tau, int *runs, int *cells, char *err,
+		       size_t errlen)
 {
-	struct db_stmt *st = db_prepare(s, drift_sql);
 	struct repeat_obs *o = NULL;
 	struct groups g = { 0 };
+	struct standing w = { 0 };
 	size_t n = 0, cap = 0;
 	char since[32];
-	int rc;
+	int ret = 0;
 
 	*tau = 0;
 	*runs = *cells = 0;
-	if (!st)
-		return store_fail(s, "cannot read results store", err, errlen);
+	days_before(r->env.started, REPEAT_WINDOW_DAYS, since, sizeof(since));
+	/*
+	 * Whatever the plan (the drift is the host's: a run's costs move
+	 * together, docs/method.md §5c), every target: a rerun of a
+	 * collateral cell is keyed by its target (group_of).
+	 */
+	struct stand_query q = {
+		.hostname = r->env.hostname, .kernel = r->env.kernel, .host_id = host,
+		.version = any_version ? NULL : r->env.tracetax_version, .since = since,
+		.until = r->env.started, .any_target = true, .runs = REPEAT_MAX_RUNS,
+	};
+
 	for (int i = 0; i < r->ncells; i++)
 		group_of(&g, &r->cells[i]);
-	days_before(r->env.started, REPEAT_WINDOW_DAYS, since, sizeof(since));
-	db_bind_string(st, 1, r->env.hostname);
-	db_bind_string(st, 2, r->env.kernel);
-	db_bind_string(st, 3, r->env.tracetax_version);
-	db_bind_string(st, 4, since);
-	db_bind_string(st, 5, r->env.started);
-	db_bind_text(st, 6, host);
-	db_bind_int64(st, 7, REPEAT_MAX_RUNS);
-	while ((rc = db_step(st)) == 1) {
-		struct doc d = { .run_id = db_col_int64(st, 0) };
-		size_t len = db_col_bytes(st, 1);
-		char *text = malloc(len + 1), e[256];
-
-		if (!text)
-			die("out of memory");
-		memcpy(text, db_col_text(st, 1), len);
-		text[len] = '\0';
-		snprintf(d.name, sizeof(d.name), "run %lld", (long long)d.run_id);
-		/* a document the reader refuses is not one to learn from: skipped */
-		if (!doc_parse(&d, text, len, e, sizeof(e)))
-			add_doc(&g, &d.r, d.run_id, &o, &n, &cap);
-		doc_release(&d);
-	}
-	db_finalize(st);
-	if (rc < 0) {
-		free(o);
-		groups_free(&g);
-		return store_fail(s, "cannot read results store", err, errlen);
+	if (store_stand_walk(s, &q, collect, &w, err, errlen))
+		ret = -1;
+	for (size_t i = 0, j; !ret && i < w.n; i = j) {
+		for (j = i; j < w.n && w.run[j] == w.run[i]; j++)
+			;
+		ret = add_run(s, &w, i, j, &g, &o, &n, &cap, err, errlen);
 	}
 	/*
 	 * This run is one of the runs whose levels differ: with it, a second
 	 * run already has a drift to learn from (its level against the first
 	 * one's), where earlier runs alone would give it none. A sentinel id
-	 * no stored run has.
+	 * no stored run has; its cells by the same rule.
 	 */
-	if (n)
-		add_doc(&g, r, LLONG_MAX, &o, &n, &cap);
-	*tau = sqrt(stats_repeat_tau2(o, n, cells, runs));
+	if (!ret && n && !*r->env.vm)
+		for (int i = 0; i < r->ncells; i++)
+			if (r->cells[i].status == CELL_OK && !r->cells[i].disturbed)
+				add_obs(&g, &r->cells[i], LLONG_MAX, &o, &n, &cap);
+	if (!ret)
+		*tau = sqrt(stats_repeat_tau2(o, n, cells, runs));
 	free(o);
+	free(w.run);
+	free(w.idx);
 	groups_free(&g);
-	return 0;
+	return ret;
 }

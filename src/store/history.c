@@ -9,6 +9,8 @@
 
 #include "base/util.h"
 #include "store/db.h"
+#include "store/rows.h"
+#include "store/stand.h"
 #include "store/store.h"
 
 static void col_text(struct db_stmt *st, int i, char *dst, size_t len)
@@ -18,16 +20,15 @@ static void col_text(struct db_stmt *st, int i, char *dst, size_t len)
 	snprintf(dst, len, "%s", t ? t : "");
 }
 
-#define ENV(name) "(SELECT value FROM environment WHERE run_id = r.id AND name = '" name "')"
 #define COUNT(status) "(SELECT count(*) FROM cells WHERE run_id = r.id AND status = '" status "')"
 
 /* Both engines (db.h): CAST(? AS TEXT) IS NULL, GLOB, an alias for the subquery. */
 static const char runs_sql[] =
-	"SELECT * FROM (SELECT r.id, " ENV("started") ", " ENV("hostname") ", " ENV("kernel") ", "
-	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") ", r.host_id, " ENV("vm") " FROM runs r WHERE "
+	"SELECT * FROM (SELECT r.id, " STORE_ENV("started") ", " STORE_ENV("hostname") ", " STORE_ENV("kernel") ", "
+	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") ", r.host_id, " STORE_ENV("vm") " FROM runs r WHERE "
 	"(CAST(?1 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?1)) AND "
 	"(CAST(?2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.tracer GLOB ?2)) AND "
-	"(CAST(?3 AS TEXT) IS NULL OR " ENV("kernel") " GLOB ?3) ORDER BY r.id DESC LIMIT ?4) AS h ORDER BY 1";
+	"(CAST(?3 AS TEXT) IS NULL OR " STORE_ENV("kernel") " GLOB ?3) ORDER BY r.id DESC LIMIT ?4) AS h ORDER BY 1";
 
 static const char cells_sql[] =
 	"SELECT tracer, workload, threads, status, reason, overhead_ns, overhead_lo, overhead_hi, "
@@ -144,45 +145,35 @@ out:
 	return ret;
 }
 
-static const char cost_sql[] =
-	"SELECT r.id, " ENV("started") ", c.reps, c.events, c.overhead_ns, c.overhead_lo, "
-	"c.overhead_hi, c.consumer_ns FROM cells c JOIN runs r ON r.id = c.run_id "
-	"WHERE c.tracer = ?1 AND c.workload = ?2 AND c.threads = 1 AND c.status = 'ok' "
-	"AND c.disturbed = 0 AND c.overhead_lo IS NOT NULL AND " ENV("hostname") " = ?3 AND "
-	ENV("kernel") " = ?4 AND " ENV("tracetax_version") " = ?5 AND " ENV("started") " >= ?6 "
-	"ORDER BY r.id DESC LIMIT 1";
+/* The first that stands: the newest run's (store_stand_walk walks newest first). */
+static int first_cost(const struct stand_cell *c, void *arg)
+{
+	struct store_cost *out = arg;
+
+	memset(out, 0, sizeof(*out));
+	out->run_id = c->run_id;
+	out->idx = c->idx;
+	snprintf(out->started, sizeof(out->started), "%s", c->started);
+	out->reps = c->reps;
+	out->events = c->events;
+	out->ns = c->ns;
+	out->lo = c->lo;
+	out->hi = c->hi;
+	out->consumer_ns = c->consumer_ns;
+	return 1;
+}
 
 int store_find_cost(struct store *s, const struct store_cost_query *q, struct store_cost *out,
 		    char *err, size_t errlen)
 {
-	struct db_stmt *st = db_prepare(s, cost_sql);
-	int rc, ret = 1;
+	struct stand_query sq = {
+		.hostname = q->hostname, .kernel = q->kernel, .host_id = q->host_id,
+		.version = q->version, .since = q->since, .tracer = q->tracer,
+		.workload = q->workload, .threads = 1, .target = q->target,
+	};
+	int rc = store_stand_walk(s, &sq, first_cost, out, err, errlen);
 
-	if (!st)
-		return store_fail(s, "cannot read results store", err, errlen);
-	db_bind_text(st, 1, q->tracer);
-	db_bind_text(st, 2, q->workload);
-	db_bind_text(st, 3, q->hostname);
-	db_bind_text(st, 4, q->kernel);
-	db_bind_text(st, 5, q->version);
-	db_bind_text(st, 6, q->since);
-	rc = db_step(st);
-	if (rc == 1) {
-		memset(out, 0, sizeof(*out));
-		out->run_id = db_col_int64(st, 0);
-		col_text(st, 1, out->started, sizeof(out->started));
-		out->reps = (int)db_col_int64(st, 2);
-		out->events = db_col_int64(st, 3);
-		out->ns = db_col_double(st, 4);
-		out->lo = db_col_double(st, 5);
-		out->hi = db_col_double(st, 6);
-		out->consumer_ns = db_col_double(st, 7);
-		ret = 0;
-	} else if (rc < 0) {
-		ret = store_fail(s, "cannot read results store", err, errlen);
-	}
-	db_finalize(st);
-	return ret;
+	return rc == 1 ? 0 : rc < 0 ? -1 : 1;
 }
 
 /* Budget documents, in a table of their own: created when first needed, no migration. */

@@ -7,6 +7,9 @@
 #include "results/results.h"
 #include "store/db.h"
 
+/* A run's environment field @name, for a query whose runs are `r` (both engines). */
+#define STORE_ENV(name) "(SELECT value FROM environment WHERE run_id = r.id AND name = '" name "')"
+
 /* The normalised rows of run @id from @r (inside the caller's transaction). */
 int store_insert_rows(struct store *s, int64_t id, const struct results *r);
 /* SQLite's tables, version by version (each migration adds the next). */

@@ -96,25 +96,31 @@ int store_history(struct store *s, const struct store_filter *f,
 /*
  * The between-run drift for @r's repeat intervals (docs/method.md §5c,
  * "The repeat interval"): the newest REPEAT_MAX_RUNS runs that started in
- * the REPEAT_WINDOW_DAYS before @r on its hostname (and machine @host,
- * where both are known), kernel and tracetax version; their ok,
- * undisturbed cells, whatever the plan (the drift is the host's), with
- * @r's own when there is an earlier one, pooled by stats_repeat_tau2(). *tau (0 with no earlier
- * such run), *runs (@r included) and *cells as it says; 0, or -1 with
- * @err.
+ * the REPEAT_WINDOW_DAYS before @r and whose cells stand for this host's
+ * costs (store/stand.h: its hostname, and machine @host where both are
+ * known, and kernel; not a VM guest's; ok and undisturbed), of @r's
+ * tracetax version or, @any_version, of any; their cells, whatever the
+ * plan (the drift is the host's), with @r's own when there is an earlier
+ * one, pooled by stats_repeat_tau2(). *tau (0 with no earlier such run),
+ * *runs (the runs that gave a cell to tau, @r included; 0: none) and
+ * *cells as it says; 0, or -1 with @err.
  */
 int store_repeat_drift(struct store *s, const struct results *r, const char *host,
-		       double *tau, int *runs, int *cells, char *err, size_t errlen);
+		       bool any_version, double *tau, int *runs, int *cells, char *err,
+		       size_t errlen);
 
 /* `tracetax budget`: a tracer's cost per event measured here before. */
 struct store_cost_query {
 	const char *tracer, *workload;
 	const char *hostname, *kernel, *version;  /* must all match */
+	const char *host_id;      /* this machine's (base/hostid.h); NULL: any of that hostname */
 	const char *since;        /* ISO 8601 UTC: runs started at or after it */
+	const char *target;       /* NULL: the workload's own event, not a --target collateral */
 };
 
 struct store_cost {
 	int64_t run_id;
+	int idx;                  /* the cell's index in its run's document */
 	char started[32];
 	int reps;
 	int64_t events;
@@ -123,8 +129,10 @@ struct store_cost {
 };
 
 /*
- * The newest ok, undisturbed, single-threaded cell of q->tracer on
- * q->workload from a run that matches. 0 (found), 1 (none), -1 with @err.
+ * The newest single-threaded cell of q->tracer on q->workload that stands
+ * for this host's cost (store/stand.h: ok, undisturbed, not a VM guest's,
+ * not a collateral unless q->target asks for it) from a run that matches.
+ * 0 (found), 1 (none), -1 with @err.
  */
 int store_find_cost(struct store *s, const struct store_cost_query *q, struct store_cost *out,
 		    char *err, size_t errlen);

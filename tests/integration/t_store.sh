@@ -15,6 +15,9 @@ runs_in() {  # runs_in DB: how many runs history lists
 # Two runs, then one with --no-store: history lists the two.
 "$TT" run "${quick[@]}" >"$TMP/run1.out" 2>"$TMP/run1.err" || fail "run 1 exited $?: $(cat "$TMP/run1.err")"
 grep -q "^recorded as run 1 in '$DB'" "$TMP/run1.err" || fail "run 1 does not say where: $(cat "$TMP/run1.err")"
+# a first run in a new store: its repeat95 takes the assumed drift, and says so
+grep -q "tau 10%: ASSUMED, not measured on this host (a first run: no earlier run of this host;" \
+	"$TMP/run1.out" || fail "run 1's repeat95 line: $(tail -3 "$TMP/run1.out")"
 "$TT" run "${quick[@]}" -q >"$TMP/run2.out" 2>&1 || fail "run 2 exited $?"
 "$TT" run "${quick[@]}" --no-store >"$TMP/run3.out" 2>&1 || fail "run 3 exited $?"
 "$TT" history >"$TMP/hist" || fail "history exited $?"

@@ -25,7 +25,9 @@
 
 #include "base/util.h"
 #include "compare/compare.h"
+#include "compare_rejected.h"
 #include "results/stats.h"
+#include "results/results.h"
 #include "results/stats_rounds.h"
 
 struct sim_machine {
@@ -53,6 +55,9 @@ enum sim_method {
 	SIM_ROUNDS_RE,    /* random effects: max(MSB, MSW) / n, pooled df when MSB < MSW */
 	SIM_REPEAT,       /* the repeat interval (stats_repeat_pi), tau 0: sqrt(2) x the t */
 	SIM_REPEAT_TAU,   /* the same, tau from the SIM_HIST runs before and this one, as run does */
+	SIM_REPEAT_OTHER, /* a first run of a version: tau from the runs before, of another version
+	                     whose costs differ by SIM_VERSION_SD a cell, and this one */
+	SIM_REPEAT_PRIOR, /* a first run on a host: tau assumed, REPEAT_PRIOR_TAU, as known */
 	SIM_NMETHODS
 };
 
@@ -68,6 +73,8 @@ struct sim_result {
 
 /* SIM_REPEAT_TAU: the runs before that tau comes from (run: up to REPEAT_MAX_RUNS of 14 days) */
 #define SIM_HIST 4
+/* SIM_REPEAT_OTHER: another version's cost of a cell, relative sd against this one's */
+#define SIM_VERSION_SD 0.05
 
 void sim_coverage(const struct sim_machine *m, const struct sim_plan *p, int runs, uint64_t seed,
 		  struct sim_result *out);
@@ -280,9 +287,13 @@ static void interval(enum sim_method method, const struct simcell *c, double tau
 	struct rounds_est e;
 	double s2, se, df;
 
-	if (method == SIM_REPEAT || method == SIM_REPEAT_TAU) {
+	if (method == SIM_REPEAT || method == SIM_REPEAT_TAU || method == SIM_REPEAT_OTHER ||
+	    method == SIM_REPEAT_PRIOR) {
 		mean_se(c, mean, &se, &df);
-		stats_repeat_pi(*mean, se, df, method == SIM_REPEAT ? 0 : tau2, tau_df, 0.95, ci);
+		if (method == SIM_REPEAT_PRIOR)
+			stats_repeat_pi(*mean, se, df, REPEAT_PRIOR_TAU * REPEAT_PRIOR_TAU, 0, 0.95, ci);
+		else
+			stats_repeat_pi(*mean, se, df, method == SIM_REPEAT ? 0 : tau2, tau_df, 0.95, ci);
 		return;
 	}
 	if (method == SIM_PAIRED_T) {
@@ -355,7 +366,7 @@ static void keep_run(struct repeat_obs *hist, const struct sim_plan *p, const st
  * run @a itself, as cmd_repeat_drift takes it from the store
  */
 static double hist_tau2(const struct repeat_obs *hist, const struct sim_plan *p, long long kept,
-			const struct simcell *a, int *runs)
+			const struct simcell *a, const double *version, int *runs)
 {
 	size_t n = (size_t)(kept < SIM_HIST ? kept : SIM_HIST) * (size_t)p->cells;
 	struct repeat_obs *o = malloc((n + (size_t)p->cells + 1) * sizeof(*o));
@@ -365,6 +376,11 @@ static double hist_tau2(const struct repeat_obs *hist, const struct sim_plan *p,
 	if (!o)
 		die("out of memory");
 	memcpy(o, hist, n * sizeof(*o));
+	/* runs of another version: each cell's cost there differs by its own factor */
+	for (size_t i = 0; version && i < n; i++) {
+		o[i].mean *= version[o[i].group];
+		o[i].se *= version[o[i].group];
+	}
 	for (int c = 0; n && c < p->cells; c++) {
 		struct repeat_obs *x = &o[n + (size_t)c];
 		double df;
@@ -382,22 +398,26 @@ void sim_coverage(const struct sim_machine *m, const struct sim_plan *p, int run
 {
 	struct simcell *a = cells_new(p->cells), *b = cells_new(p->cells);
 	struct repeat_obs *hist = calloc((size_t)SIM_HIST * (size_t)p->cells, sizeof(*hist));
+	double *version = calloc((size_t)p->cells, sizeof(*version));
 	struct tt_rng rng;
 	struct drift d;
 	double units = 0, tau2_sum = 0;
 	long long kept = 0;
 
-	if (!hist)
+	if (!hist || !version)
 		die("out of memory");
 	memset(out, 0, sizeof(*out));
 	rng_seed(&rng, seed);
 	drift_start(&d, m, &rng);
 	for (int k = 0; k < runs; k++) {
-		double tau2;
-		int truns;
+		double tau2, tau2o;
+		int truns, oruns;
 
 		out->wall_s += run_plan(m, p, &d, &rng, a);
-		tau2 = hist_tau2(hist, p, kept, a, &truns);
+		tau2 = hist_tau2(hist, p, kept, a, NULL, &truns);
+		for (int c = 0; c < p->cells; c++)
+			version[c] = 1 + SIM_VERSION_SD * rng_normal(&rng);
+		tau2o = hist_tau2(hist, p, kept, a, version, &oruns);
 		tau2_sum += tau2;
 		run_plan(m, p, &d, &rng, b);
 		for (int c = 0; c < p->cells; c++) {
@@ -409,8 +429,12 @@ void sim_coverage(const struct sim_machine *m, const struct sim_plan *p, int run
 			else
 				units += (double)(a[c].round[a[c].n - 1] + 1);
 			for (int w = 0; w < SIM_NMETHODS; w++) {
-				interval((enum sim_method)w, &a[c], tau2, truns - 1.0, ci, &mean);
-				interval((enum sim_method)w, &b[c], tau2, truns - 1.0, ci2, &mean2);
+				bool other = w == SIM_REPEAT_OTHER;
+
+				interval((enum sim_method)w, &a[c], other ? tau2o : tau2,
+					 (other ? oruns : truns) - 1.0, ci, &mean);
+				interval((enum sim_method)w, &b[c], other ? tau2o : tau2,
+					 (other ? oruns : truns) - 1.0, ci2, &mean2);
 				out->covered[w] += ci[0] <= 1 && 1 <= ci[1];
 				out->repeat[w] += ci[0] <= mean2 && mean2 <= ci[1];
 				out->halfwidth[w] += (ci[1] - ci[0]) / 2;
@@ -425,6 +449,7 @@ void sim_coverage(const struct sim_machine *m, const struct sim_plan *p, int run
 	out->wall_s /= runs;
 	out->tau = sqrt(tau2_sum / runs);
 	free(hist);
+	free(version);
 	cells_free(a, p->cells);
 	cells_free(b, p->cells);
 }
@@ -477,11 +502,11 @@ void sim_compare(const struct sim_machine *m, const struct sim_plan *p, int plan
 			if (!ua || !ub)
 				die("out of memory");
 			if (boot_b)
-				compare_bootstrap_diff(a[c].x, a[c].n, b[c].x, b[c].n, boot_b,
+				rejected_bootstrap_diff(a[c].x, a[c].n, b[c].x, b[c].n, boot_b,
 						       rng_next(&rng), 0.95, ci, &pv[SIM_BOOT_HOLM][c]);
 			else
 				pv[SIM_BOOT_HOLM][c] = NAN;
-			pv[SIM_MW_HOLM][c] = compare_mann_whitney(a[c].x, a[c].n, b[c].x, b[c].n, NULL);
+			pv[SIM_MW_HOLM][c] = rejected_mann_whitney(a[c].x, a[c].n, b[c].x, b[c].n, NULL);
 			na = units_of(&a[c], ua, &ma, &sa, &fa);
 			nb = units_of(&b[c], ub, &mb, &sb, &fb);
 			(void)na;
@@ -532,7 +557,7 @@ double sim_boot_coverage(size_t n, int trials, unsigned boot_b, uint64_t seed)
 			a[i] = rng_normal(&rng);
 			b[i] = rng_normal(&rng);
 		}
-		compare_bootstrap_diff(a, n, b, n, boot_b, rng_next(&rng), 0.95, ci, &pv);
+		rejected_bootstrap_diff(a, n, b, n, boot_b, rng_next(&rng), 0.95, ci, &pv);
 		hit += ci[0] <= 0 && 0 <= ci[1];
 	}
 	free(a);
@@ -564,6 +589,7 @@ static const struct sim_plan TODAY = {
 static const char *method_name[SIM_NMETHODS] = {
 	"paired t (n-1 df)", "t over round means (R-1 df)", "cluster-robust, z", "random effects (REML, 0 -> pooled)",
 	"repeat95, tau 0", "repeat95, tau of 4 runs before and this",
+	"repeat95, tau of another version's 4", "repeat95, tau assumed",
 };
 
 static void table_row(const char *label, const struct sim_machine *m, const struct sim_plan *p,
@@ -732,6 +758,34 @@ static void test_repeat_holds(void **state)
 	assert_true(r.halfwidth[SIM_REPEAT_TAU] <= 1.15 * r.halfwidth[SIM_REPEAT]);
 }
 
+/*
+ * The same with a drift between runs: the VM's, plus a slow component (sd
+ * 0.2, 120 s) that moves a run's level as a whole, as the live runs'
+ * baselines did (docs/method.md §5c). sqrt(2) x the CI can no longer hold a
+ * rerun's mean; tau from the runs before can, and so must the first run's
+ * choices: tau from another version's runs, or the assumed one. Fails if
+ * repeat95 ignored tau, or if tau were taken from this run alone.
+ */
+static void test_repeat_holds_drift(void **state)
+{
+	struct sim_machine m = VM;
+	struct sim_result r;
+
+	(void)state;
+	m.sd[1] = 0.2;
+	m.tau[1] = 120;
+	sim_coverage(&m, &ROUNDS, 60, 18, &r);
+	print_message("with a drift between runs, run 2's mean held by run 1's repeat95: tau 0 %.1f%%, "
+		      "tau from the runs before (%.3f) %.1f%%, from another version's %.1f%%, "
+		      "assumed %.1f%%\n", pct(r.repeat[SIM_REPEAT], r.cells), r.tau,
+		      pct(r.repeat[SIM_REPEAT_TAU], r.cells), pct(r.repeat[SIM_REPEAT_OTHER], r.cells),
+		      pct(r.repeat[SIM_REPEAT_PRIOR], r.cells));
+	assert_true(pct(r.repeat[SIM_REPEAT], r.cells) <= 92);
+	assert_true(pct(r.repeat[SIM_REPEAT_TAU], r.cells) >= 94);
+	assert_true(pct(r.repeat[SIM_REPEAT_OTHER], r.cells) >= 94);
+	assert_true(pct(r.repeat[SIM_REPEAT_PRIOR], r.cells) >= 94);
+}
+
 /* --precision in rounds, a check after every round from the 8th: what the stop keeps */
 static void test_precision_cover(void **state)
 {
@@ -799,6 +853,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rounds_cover),
 		cmocka_unit_test(test_repeat_holds),
+		cmocka_unit_test(test_repeat_holds_drift),
 		cmocka_unit_test(test_precision_cover),
 		cmocka_unit_test(test_compare_fwer),
 		cmocka_unit_test(test_bootstrap_5),

@@ -269,10 +269,26 @@ static void test_repeat_fields(void **state)
 	assert_int_equal(parse(&d, fake_doc, err, sizeof(err)), 0);
 	assert_true(d.r.drift.known);
 	assert_float_equal(d.r.drift.tau, 0, 0);
+	assert_int_equal(d.r.drift.basis, REPEAT_NONE);
 	assert_string_equal(d.r.drift.note, "earlier runs not looked up");
-	assert_float_equal(d.r.cells[1].repeat95[1], fake.cells[1].repeat95[1], 0);
+	assert_true(isnan(d.r.cells[1].repeat95[1]));	/* not looked up: none */
 	assert_true(isnan(d.r.cells[2].repeat95[0]));	/* skipped: null */
 	doc_release(&d);
+	/* an assumed tau: read back as written, and the table says it is assumed */
+	results_set_repeat(&fake, REPEAT_ASSUMED, REPEAT_PRIOR_TAU, 0, 0, "a first run");
+	again = output_json_string(&fake);
+	assert_non_null(strstr(again, "\"basis\": \"assumed\""));
+	assert_int_equal(parse(&d, again, err, sizeof(err)), 0);
+	assert_int_equal(d.r.drift.basis, REPEAT_ASSUMED);
+	assert_float_equal(d.r.drift.tau, REPEAT_PRIOR_TAU, 0);
+	assert_float_equal(d.r.cells[1].repeat95[1], fake.cells[1].repeat95[1], 1e-9);
+	assert_true(fake.cells[1].repeat95[1] > fake.cells[1].overhead.ci95[1]);
+	t = table_of(&fake);
+	assert_non_null(strstr(t, "ASSUMED, not measured on this host (a first run;\n"));
+	free(t);
+	free(again);
+	doc_release(&d);
+	results_drop_repeat(&fake, "earlier runs not looked up");
 	json_object_del(j, "repeat_drift");
 	for (size_t i = 0; i < 3; i++)
 		json_object_del(cell(j, i), "repeat95");
@@ -286,8 +302,8 @@ static void test_repeat_fields(void **state)
 	assert_null(strstr(t, "repeat95"));
 	free(t);
 	t = table_of(&fake);
-	assert_non_null(strstr(t, "repeat95 (in the JSON): where a rerun's mean should land, 95%: +-sqrt(2) x the CI;\n"
-				  "no drift between runs added (earlier runs not looked up)\n"));
+	assert_non_null(strstr(t, "repeat95 (in the JSON): where a rerun's mean should land: none,\n"
+				  "earlier runs not looked up\n"));
 	free(t);
 	free(again);
 	doc_release(&d);

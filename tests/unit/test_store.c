@@ -69,6 +69,8 @@ static int64_t record(struct store *s, double shift)
 /* A run of bpf:tp/count at 25 + @shift ns, on @kernel, started at @started. */
 /* A run of another plan: its cell 1 is @tracer's, not bpf:tp/count's. */
 static const char *plan_tracer;
+/* A run in a VM of --kernel ("tcg", "kvm"), or of another tracetax version. */
+static const char *plan_vm = "", *plan_version = "test";
 
 static void record_at(struct store *s, double shift, const char *kernel, const char *started)
 {
@@ -81,6 +83,8 @@ static void record_at(struct store *s, double shift, const char *kernel, const c
 		fake_set(r.cells[1].tracer, sizeof(r.cells[1].tracer), plan_tracer);
 	fake_set(r.env.kernel, sizeof(r.env.kernel), kernel);
 	fake_set(r.env.started, sizeof(r.env.started), started);
+	fake_set(r.env.vm, sizeof(r.env.vm), plan_vm);
+	fake_set(r.env.tracetax_version, sizeof(r.env.tracetax_version), plan_version);
 	doc = output_json_string(&r);
 	if (store_record(s, &r, doc, "0123456789abcdef", &id, err, sizeof(err)))
 		fail_msg("%s", err);
@@ -188,13 +192,13 @@ static void test_repeat_drift(void **state)
 	fake_results(&now, 5, 0);
 	fake_set(now.env.started, sizeof(now.env.started), "2025-01-20T00:00:00Z");
 	/* no earlier run: this one alone shows no drift */
-	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", false, &tau, &runs, &cells,
 					    err, sizeof(err)), 0);
 	assert_int_equal(runs, 0);
 	assert_near(tau, 0, 0);
 	/* one earlier run 4 ns above this one: the second run has a drift to learn from */
 	record_at(s, 4, k, "2025-01-10T00:00:00Z");
-	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", false, &tau, &runs, &cells,
 					    err, sizeof(err)), 0);
 	assert_int_equal(runs, 2);
 	assert_int_equal(cells, 1);
@@ -211,10 +215,14 @@ static void test_repeat_drift(void **state)
 	record_at(s, 500, "6.12.0", "2025-01-15T00:00:00Z");
 	record_at(s, 500, k, "2025-01-05T00:00:00Z");
 	record_at(s, 500, k, "2025-01-21T00:00:00Z");
-	assert_int_equal(store_repeat_drift(s, &now, "fedcba9876543210", &tau, &runs, &cells,
+	/* a guest of run --kernel on this host's own kernel release: its ns are emulation's */
+	plan_vm = "tcg";
+	record_at(s, 500, k, "2025-01-18T00:00:00Z");
+	plan_vm = "";
+	assert_int_equal(store_repeat_drift(s, &now, "fedcba9876543210", false, &tau, &runs, &cells,
 					    err, sizeof(err)), 0);
 	assert_int_equal(runs, 0);
-	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", false, &tau, &runs, &cells,
 					    err, sizeof(err)), 0);
 	assert_int_equal(runs, 4);
 	assert_int_equal(cells, 1);
@@ -224,8 +232,8 @@ static void test_repeat_drift(void **state)
 	store_close(s);
 	/*
 	 * The host's runs of another plan show its drift too: 25, 35, 45 ns
-	 * of bpf:raw_tp/count; this run's bpf:tp/count, seen once, adds a run
-	 * but no cell.
+	 * of bpf:raw_tp/count; this run's bpf:tp/count, seen once, adds no
+	 * cell, and so no run: tau's df are those of the 3 runs it came from.
 	 */
 	fresh("drift3.db");
 	s = store_open(db, true, err, sizeof(err));
@@ -235,13 +243,94 @@ static void test_repeat_drift(void **state)
 	record_at(s, 10, k, "2025-01-12T00:00:00Z");
 	record_at(s, 20, k, "2025-01-19T23:59:59Z");
 	plan_tracer = NULL;
-	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", &tau, &runs, &cells,
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", false, &tau, &runs, &cells,
 					    err, sizeof(err)), 0);
-	assert_int_equal(runs, 4);
+	assert_int_equal(runs, 3);
 	assert_int_equal(cells, 1);
 	assert_near(tau, sqrt(100.0 / 1225 - 0.175 / 1225), 1e-9);
 	store_close(s);
+	/*
+	 * Runs of another tracetax version only: none of this version's, and
+	 * the host's runs of the others when asked for (the session's second
+	 * choice, marked as such).
+	 */
+	fresh("drift4.db");
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	plan_version = "older";
+	record_at(s, 0, k, "2025-01-10T00:00:00Z");
+	record_at(s, 10, k, "2025-01-12T00:00:00Z");
+	plan_version = "test";
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", false, &tau, &runs, &cells,
+					    err, sizeof(err)), 0);
+	assert_int_equal(cells, 0);
+	assert_int_equal(runs, 0);
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", true, &tau, &runs, &cells,
+					    err, sizeof(err)), 0);
+	assert_int_equal(cells, 1);
+	assert_int_equal(runs, 3);
+	store_close(s);
 	results_release(&now);
+}
+
+/*
+ * Which stored cells stand for this host's cost (store/stand.c): a run in a
+ * VM of --kernel has the host's hostname, and with the host's own kernel
+ * release (make debian-kernel on an up-to-date Debian) its kernel too; a
+ * collateral run (--target close) measured another event. Neither is
+ * budget's cost of bpf:tp/count on getpid, though both are newer.
+ */
+static void record_as(struct store *s, double shift, const char *vm, const char *target,
+		      const char *host)
+{
+	struct results r;
+	char err[512], *doc;
+	int64_t id = 0;
+
+	fake_results(&r, 5, shift);
+	fake_set(r.env.started, sizeof(r.env.started), "2025-01-19T00:00:00Z");
+	fake_set(r.env.vm, sizeof(r.env.vm), vm);
+	if (*target) {
+		fake_set(r.opts.target, sizeof(r.opts.target), target);
+		for (int i = 1; i < r.ncells; i++)
+			fake_set(r.cells[i].target, sizeof(r.cells[i].target), target);
+	}
+	doc = output_json_string(&r);
+	if (store_record(s, &r, doc, host, &id, err, sizeof(err)))
+		fail_msg("%s", err);
+	free(doc);
+	results_release(&r);
+}
+
+static void test_cost_stands(void **state)
+{
+	struct store_cost_query q = {
+		.tracer = "bpf:tp/count", .workload = "getpid", .hostname = "box",
+		.kernel = "6.1.0-28-amd64", .version = "test", .since = "2025-01-01T00:00:00Z",
+	};
+	struct store_cost c;
+	struct store *s;
+	char err[512];
+
+	(void)state;
+	fresh("cost.db");
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	record_as(s, 0, "", "", "0123456789abcdef");         /* the host's: 25 ns, run 1 */
+	record_as(s, 225, "tcg", "", NULL);                   /* imported, emulated: 250 ns */
+	record_as(s, 475, "", "close", "0123456789abcdef");   /* collateral: 500 ns */
+	assert_int_equal(store_find_cost(s, &q, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.run_id, 1);
+	assert_true(c.ns > 20 && c.ns < 30);
+	/* asked for that target, the collateral run is the one */
+	q.target = "close";
+	assert_int_equal(store_find_cost(s, &q, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.run_id, 3);
+	/* another machine of the same hostname: none */
+	q.target = NULL;
+	q.host_id = "fedcba9876543210";
+	assert_int_equal(store_find_cost(s, &q, &c, err, sizeof(err)), 1);
+	store_close(s);
 }
 
 /* Two processes recording at once: both succeed, nothing is lost. */
@@ -378,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_record_and_find),
 		cmocka_unit_test(test_two_writers),
 		cmocka_unit_test(test_repeat_drift),
+		cmocka_unit_test(test_cost_stands),
 		cmocka_unit_test(test_migrate_1_2),
 		cmocka_unit_test(test_refused),
 	};
