@@ -202,6 +202,41 @@ static void print_floors(FILE *out, const struct results *r, const struct style 
 		fprintf(out, "noise floor: unknown (no A/A cell: add '-t none')\n");
 }
 
+/*
+ * The machine's noise, once: the median baseline cv of each (workload,
+ * threads), so that the rows need not repeat it; a row notes its own only
+ * where it stands out (results.c).
+ */
+static void print_noise(FILE *out, const struct results *r, const struct style *st)
+{
+	bool several = false;
+
+	for (int i = 1; i < r->ncells && !several; i++)
+		several = strcmp(r->cells[i].workload, r->cells[0].workload) ||
+			  r->cells[i].threads != r->cells[0].threads;
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+		bool seen = false;
+		double cv;
+		int n;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = r->cells[j].threads == c->threads &&
+			       !strcmp(r->cells[j].workload, c->workload);
+		cv = seen ? NAN : results_noise_cv(r, c->workload, c->threads, &n);
+		if (!isfinite(cv))
+			continue;
+		if (several)
+			fprintf(out, "baseline noise, %s %dT: ", c->workload, c->threads);
+		else
+			fprintf(out, "baseline noise: ");
+		fprintf(out, "%scv %.1f%%%s, the median of %d cell%s%s; a row's note names a baseline "
+			"%.0fx noisier\n", cv > RESULTS_NOISY_CV ? st->yellow : "", 100 * cv,
+			cv > RESULTS_NOISY_CV ? " (noisy)" : "", n, n == 1 ? "" : "s",
+			cv > RESULTS_NOISY_CV ? st->reset : "", RESULTS_NOISY_STANDOUT);
+	}
+}
+
 static void print_header(FILE *out, const struct results *r, const struct style *st)
 {
 	const struct environment *e = &r->env;
@@ -223,6 +258,7 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 		fprintf(out, "%salready tracing: %s%s\n", st->yellow, e->other_tracers, st->reset);
 	output_dist_header(r, out, st->reset[0]);
 	print_floors(out, r, st);
+	print_noise(out, r, st);
 	if (r->stats_cost.measured) {
 		const struct stats_cost *k = &r->stats_cost;
 		char m[24], lo[24], hi[24];

@@ -18,14 +18,6 @@
 #include "base/utf8.h"
 #include "base/util.h"
 
-/*
- * Above this coefficient of variation of the baseline the note warns. The
- * cheapest tracers add ~10-30% to a ~100-300 ns syscall (10-60 ns): with
- * more than 5% run-to-run noise on the baseline the smallest overheads sit
- * inside the noise of a single rep and only the CI tells them apart.
- */
-#define NOISY_BASE_CV 0.05
-
 /* Distinct streams per statistic, so that the three CIs don't reuse the
  * same resampling indices (their errors would be correlated). */
 #define SEED_BASE     0x62617365ull   /* "base" */
@@ -211,15 +203,23 @@ static void per_cpu(struct cell *c, uint64_t seed)
 	free(x);
 }
 
-static void write_note(struct cell *c)
+/*
+ * @noise: the run's baseline cv for the cell's workload and threads
+ * (results_noise_cv), NaN before the run is whole: the cell is then its
+ * own reference and any cv above RESULTS_NOISY_CV is noted.
+ */
+static void write_note(struct cell *c, double noise)
 {
 	c->note[0] = '\0';
 	if (c->disturbed)
 		note_add(c, "disturbed: %s", c->disturbed_by);
 	if (c->nreps == 0)
 		return;
-	if (c->base_cv > NOISY_BASE_CV)
+	if (c->base_cv > RESULTS_NOISY_CV && !(noise > 0))
 		note_add(c, "noisy baseline (cv %.1f%%)", c->base_cv * 100);
+	else if (c->base_cv > RESULTS_NOISY_CV && c->base_cv > RESULTS_NOISY_STANDOUT * noise)
+		note_add(c, "noisy baseline (cv %.1f%%, %.1fx the run's %.1f%%)", c->base_cv * 100,
+			 c->base_cv / noise, noise * 100);
 	if (!results_hits_ok(c, c->hits, c->events) && results_hits_rule(c) == HITS_NONE)
 		note_add(c, "hits %lld on untargeted events", (long long)c->hits);
 	else if (!results_hits_ok(c, c->hits, c->events))
@@ -417,7 +417,7 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 		c->rounds = 0;
 		c->slowdown_ci95[0] = c->slowdown_ci95[1] = NAN;
 		per_hit_and_byte(c);
-		write_note(c);
+		write_note(c, NAN);
 		return;
 	}
 	base = calloc(n, sizeof(*base));
@@ -462,7 +462,7 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	results_finish_latency(c);
 	per_hit_and_byte(c);
 	per_cpu(c, seed);
-	write_note(c);
+	write_note(c, NAN);
 	free(flags);
 	free(over);
 	free(traced);
@@ -504,12 +504,50 @@ static void add_floor(struct results *r, const struct cell *aa)
 	f->excludes_zero = lo > 0 || hi < 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double results_noise_cv(const struct results *r, const char *workload, int threads, int *ncells)
+{
+	double *cv = calloc((size_t)r->ncells + 1, sizeof(*cv)), m = NAN;
+	int n = 0;
+
+	if (!cv)
+		die("out of memory");
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+
+		if (c->status == CELL_OK && c->nreps >= 2 && isfinite(c->base_cv) &&
+		    c->threads == threads && !strcmp(c->workload, workload))
+			cv[n++] = c->base_cv;
+	}
+	if (n) {
+		qsort(cv, (size_t)n, sizeof(*cv), cmp_double);
+		m = n % 2 ? cv[n / 2] : (cv[n / 2 - 1] + cv[n / 2]) / 2;
+	}
+	free(cv);
+	if (ncells)
+		*ncells = n;
+	return m;
+}
+
 /*
- * The A/A cells give each (workload, threads) its noise floor: the first
- * A/A cell measured with at least two reps (a CI) for it.
+ * The notes again, now that the run's noise is known (a row names its noise
+ * only where it stands out); then the A/A cells give each (workload,
+ * threads) its noise floor: the first A/A cell measured with at least two
+ * reps (a CI) for it.
  */
 void results_finish(struct results *r)
 {
+	for (int i = 0; i < r->ncells; i++) {
+		struct cell *c = &r->cells[i];
+
+		write_note(c, results_noise_cv(r, c->workload, c->threads, NULL));
+	}
 	free(r->floors);
 	r->nfloors = 0;
 	r->floors = calloc((size_t)r->ncells + 1, sizeof(*r->floors));

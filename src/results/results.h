@@ -359,6 +359,21 @@ void results_set_repeat(struct results *r, enum repeat_basis basis, double tau, 
 			int cells, const char *note);
 /* No repeat interval for any cell (null in the JSON, basis none), and @note why. */
 void results_drop_repeat(struct results *r, const char *note);
+/*
+ * Above this coefficient of variation of the baseline the note warns. The
+ * cheapest tracers add ~10-30% to a ~100-300 ns syscall (10-60 ns): with
+ * more than 5% run-to-run noise on the baseline the smallest overheads sit
+ * inside the noise of a single rep and only the CI tells them apart.
+ */
+#define RESULTS_NOISY_CV 0.05
+/*
+ * The run's baseline noise is said once, in the table's header; a row
+ * notes its own only where it stands this far above the median of its
+ * (workload, threads): a cell the machine's noise hit harder than the rest.
+ * A cv from 16 reps is itself only good to ~20-30% on a noisy box: 2x is
+ * beyond that spread.
+ */
+#define RESULTS_NOISY_STANDOUT 2.0
 /* A between-round share above this gets a note: the drift dominates. */
 #define RESULTS_BETWEEN_NOTE 0.5
 
@@ -373,6 +388,12 @@ double results_reached_pct(const struct cell *c);
 /* Once every cell is finished: noise floors, and the cells under them. */
 void results_finish(struct results *r);
 void results_release(struct results *r);
+/*
+ * The machine's baseline noise for @workload at @threads: the median
+ * baseline cv of its measured cells (NaN: none), their number in @ncells
+ * (may be NULL). The table says it once; a row only where it stands out.
+ */
+double results_noise_cv(const struct results *r, const char *workload, int threads, int *ncells);
 /* The A/A noise floor of a cell's workload and threads; NULL: none measured. */
 const struct noise_floor *results_floor(const struct results *r, const struct cell *c);
 /* results_dist.c: per-thread figures, spread, throughput, latency. */

@@ -307,6 +307,65 @@ static void test_noise_floor(void **state)
 	free(r.floors);
 }
 
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/*
+ * A noisy machine: every cell's baseline has a cv of ~15%, one cell's of
+ * ~46%. The machine's noise is said once, in the header; only the cell
+ * that stands out carries "noisy baseline" on its row.
+ */
+static void test_noise_once(void **state)
+{
+	static const char *const name[] = { "none", "inline", "perf:count", "bpf:tp/count",
+					     "bpf:tp/empty", "ftrace:raw" };
+	static struct cell c[6];
+	static struct rep reps[6][4];
+	struct results r = { .cells = c, .ncells = 6 };
+	struct results keep = res;
+	char *t;
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	for (int k = 0; k < 6; k++) {
+		/* base 100 -+ d: cv d * sqrt(4/3) / 100; d 13.5 -> 15.6%, 40 -> 46.2% */
+		double d = k == 4 ? 40 : 13.5;
+
+		fill_cell(&c[k], name[k], CELL_OK, "");
+		c[k].aa = k == 0;
+		for (int i = 0; i < 4; i++) {
+			double b = i % 2 ? 100 + d : 100 - d;
+
+			reps[k][i] = (struct rep){ .base_ns_per_op = b,
+						   .traced_ns_per_op = b + (k ? 300 + k + i % 2 : i % 2),
+						   .events = 1000, .hits = -1, .stops = -1 };
+		}
+		c[k].reps = reps[k];
+		c[k].nreps = 4;
+		results_finish_cell(&c[k], 1);
+	}
+	results_finish(&r);
+	assert_true(fabs(results_noise_cv(&r, "getpid", 1, NULL) - 0.135 * sqrt(4.0 / 3)) < 1e-9);
+	for (int k = 0; k < 6; k++)
+		if (k == 4)
+			assert_non_null(strstr(c[k].note, "noisy baseline (cv 46.2%, 3.0x the run's 15.6%)"));
+		else
+			assert_null(strstr(c[k].note, "noisy baseline"));
+	res = r;
+	t = table(false);
+	res = keep;
+	assert_int_equal(count_of(t, "baseline noise: cv 15.6% (noisy), the median of 6 cells"), 1);
+	assert_int_equal(count_of(t, "noisy baseline"), 1);
+	free(t);
+	free(r.floors);
+}
+
 /* Prometheus: seconds, not ns; escaped labels; no figures for a cell not ok. */
 static void test_prometheus(void **state)
 {
@@ -348,6 +407,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_document),
 		cmocka_unit_test(test_noise_floor),
+		cmocka_unit_test(test_noise_once),
 		cmocka_unit_test(test_json_ok_cell),
 		cmocka_unit_test(test_json_unknowns_are_null),
 		cmocka_unit_test(test_table),
