@@ -5,19 +5,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/atomic_file.h"
 #include "base/util.h"
 
-static char *tmp_name(const char *path)
+/*
+ * A temporary of our own beside @path: ".NAME.tmp.XXXXXX" in its directory
+ * (the rename stays on one filesystem; a dot, so node_exporter's *.prom
+ * never matches it), created with O_EXCL|O_NOFOLLOW: a file or symlink
+ * someone planted at a name is never opened, let alone truncated. The
+ * mode is 0644 less the umask, as open() gives. Returns the fd and the
+ * name in *@tmp (to free), or -1 with errno set.
+ */
+static int tmp_create(const char *path, char **tmp)
 {
-	char *tmp;
+	char *d = strdup(path), *b = strdup(path), *dir, *base;
+	int fd = -1, e = EEXIST;
 
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
+	if (!d || !b)
 		die("out of memory");
-	return tmp;
+	dir = dirname(d);
+	base = basename(b);
+	*tmp = NULL;
+	for (int tries = 0; tries < 100 && fd < 0 && e == EEXIST; tries++) {
+		uint64_t r;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (uint64_t)getpid() << 24 ^ (uint64_t)time(NULL) ^ (uint64_t)tries;
+		free(*tmp);
+		if (asprintf(tmp, "%s/.%s.tmp.%06llx", dir, base, (unsigned long long)(r & 0xffffff)) < 0)
+			die("out of memory");
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		e = errno;
+	}
+	free(d);
+	free(b);
+	errno = e;
+	return fd;
 }
 
 /* The rename is durable only once the directory entry is on disk too. */
@@ -52,11 +81,10 @@ int atomic_file_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg
 			return error("cannot write to stdout: %s", strerror(errno));
 		return 0;
 	}
-	tmp = tmp_name(path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = tmp_create(path, &tmp);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		ret = error("cannot create '%s': %s", tmp, strerror(errno));
+		ret = error("cannot create a temporary beside '%s': %s", path, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
@@ -101,15 +129,14 @@ int atomic_file_check(const char *path, char *err, size_t len)
 		snprintf(err, len, "cannot write results to '%s': %s", path, strerror(EISDIR));
 		return -1;
 	}
-	tmp = tmp_name(path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = tmp_create(path, &tmp);
 	e = errno;
 	if (fd >= 0) {
 		close(fd);
 		unlink(tmp);
 	}
 	free(tmp);
-	if (fd < 0 && e != EEXIST) {	/* EEXIST: a crashed run's; the write replaces it */
+	if (fd < 0) {
 		snprintf(err, len, "cannot write results to '%s': %s", path, strerror(e));
 		return -1;
 	}

@@ -7,9 +7,11 @@
 /*
  * The one way tracetax writes a file a reader may be looking at (the
  * results document, CSV, Markdown, the report, pair's JSON): whole or not
- * at all. @fn writes to a temporary in the same directory (path.tmp); it is
- * fsync'ed, renamed over @path, and the directory fsync'ed, so a reader or
- * a crash sees the old file or the new one, never half of one. NULL or "-"
+ * at all. @fn writes to a temporary of its own in the same directory
+ * (.NAME.tmp.XXXXXX, created O_EXCL|O_NOFOLLOW: nothing planted there is
+ * followed); it is fsync'ed, renamed over @path, and the directory
+ * fsync'ed, so a reader or a crash sees the old file or the new one, never
+ * half of one. NULL or "-"
  * is stdout. @fn returns 0, or -1 with errno set. Returns 0, or -1 after
  * error() said what failed, the temporary removed.
  */

@@ -43,7 +43,11 @@ static int add_budget(int64_t id, const char *doc, size_t len, void *arg)
 	return 0;
 }
 
-/* The store's last budgets, for their section; none when there is no store. */
+/*
+ * The store's last budgets, for their section; none when there is no
+ * store. Opened without create: a missing SQLite file stays missing, and a
+ * PostgreSQL URI is no file to access() (its budgets were never shown).
+ */
 static struct budget_brief *load_budgets(const char *store_opt, int *n)
 {
 	struct budget_walk w = { calloc(REPORT_BUDGETS, sizeof(struct budget_brief)), 0 };
@@ -53,7 +57,7 @@ static struct budget_brief *load_budgets(const char *store_opt, int *n)
 	if (!w.b)
 		die("out of memory");
 	if (store_path(store_opt, path, sizeof(path), err, sizeof(err)) ||
-	    access(path, F_OK) || !(s = store_open(path, false, err, sizeof(err)))) {
+	    !(s = store_open(path, false, err, sizeof(err)))) {
 		*n = 0;
 		return w.b;
 	}

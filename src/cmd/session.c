@@ -42,7 +42,8 @@ static bool export_to_stdout(const struct run_args *a)
 /*
  * The outputs' paths, checked before minutes of measuring. node_exporter
  * reads the DIR/NAME.prom files only: the textfile is written as
- * tracetax.prom.tmp and renamed, so a scrape sees the last run or this one.
+ * .tracetax.prom.tmp.XXXXXX and renamed, so a scrape sees the last run or
+ * this one.
  */
 static void check_outputs(const struct run_args *a, char *prom_path, size_t len)
 {

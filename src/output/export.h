@@ -16,8 +16,8 @@ int output_markdown(const struct results *r, FILE *f);
 int output_prometheus(const struct results *r, FILE *f);
 
 /*
- * Writes @text, or what @fn writes of @r, to @path: through path.tmp,
- * fsync'ed and renamed, so a reader never sees half of it; NULL or "-":
+ * Writes @text, or what @fn writes of @r, to @path: through a temporary
+ * of its own beside it (base/atomic_file.h), fsync'ed and renamed, so a reader never sees half of it; NULL or "-":
  * stdout. 0, or -1 with the error said.
  */
 int output_file(const char *path, const char *text, const struct results *r,

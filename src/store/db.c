@@ -2,6 +2,7 @@
  * The store's connection (db.h): the engine a path names, what may be
  * printed of it, and the calls both engines answer.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,43 +21,141 @@ bool db_is_uri(const char *path)
 	return !strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11);
 }
 
-/*
- * postgresql://user:secret@host/db?password=secret&x=y ->
- * postgresql://user@host/db?x=y. The userinfo ends at the last '@' before
- * the path.
- */
-void db_redact(const char *uri, char *buf, size_t len)
+/* A secret of libpq's: the password, or the SSL key's. */
+static bool secret_key(const char *key, size_t n)
 {
-	const char *auth = strstr(uri, "://"), *end, *at = NULL, *colon = NULL, *query;
+	return (n == 8 && !strncmp(key, "password", 8)) || (n == 11 && !strncmp(key, "sslpassword", 11));
+}
+
+/* libpq percent-decodes a URI's parameter names too: "pass%77ord" is "password". */
+static bool secret_param(const char *key, size_t n)
+{
+	char dec[16];
 	size_t o = 0;
 
-	if (!auth || !db_is_uri(uri)) {
-		snprintf(buf, len, "%s", uri);
-		return;
+	for (size_t i = 0; i < n; i++) {
+		if (o + 1 >= sizeof(dec))
+			return false;
+		if (key[i] == '%' && i + 2 < n && isxdigit((unsigned char)key[i + 1]) &&
+		    isxdigit((unsigned char)key[i + 2])) {
+			char hex[3] = { key[i + 1], key[i + 2], '\0' };
+
+			dec[o++] = (char)strtol(hex, NULL, 16);
+			i += 2;
+		} else {
+			dec[o++] = key[i];
+		}
 	}
-	auth += 3;
-	end = auth + strcspn(auth, "/?");
-	for (const char *p = auth; p < end; p++)
+	return secret_key(dec, o);
+}
+
+/*
+ * Where the userinfo of a URI ends (its '@'), or NULL. libpq takes the
+ * userinfo up to the first '@', if one comes before any '/': a '?' may
+ * stand in a password as it is ("user:pa?ss@host"). A raw '@' or '/' in a
+ * password is not libpq's syntax (it wants %40, %2F), but printing one is
+ * still a leak: the userinfo is taken to run to the last '@' before the
+ * path or the query that follows, and with a '/' first, to the last '@'
+ * before any query.
+ */
+static const char *userinfo_end(const char *auth)
+{
+	const char *p = auth + strcspn(auth, "@/"), *at = NULL, *stop;
+
+	if (*p == '@') {
+		stop = p + 1 + strcspn(p + 1, "/?");
+		for (; p < stop; p++)
+			if (*p == '@')
+				at = p;
+		return at;
+	}
+	stop = auth + strcspn(auth, "?");
+	for (p = auth; p < stop; p++)
 		if (*p == '@')
 			at = p;
+	return at;
+}
+
+/*
+ * postgresql://user:secret@host/db?password=secret&x=y ->
+ * postgresql://user@host/db?x=y.
+ */
+static void redact_uri(const char *uri, const char *auth, char *buf, size_t len)
+{
+	const char *at = userinfo_end(auth), *colon = NULL, *rest, *query;
+	size_t o;
+
 	if (at)
 		colon = memchr(auth, ':', (size_t)(at - auth));
-	query = strchr(end, '?');
 	/* up to the password, then from '@' to the query */
-	o += (size_t)snprintf(buf + o, len - o, "%.*s", (int)((colon ? colon : at ? at : auth) - uri), uri);
-	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%.*s", (int)((query ? query : end + strlen(end)) -
-								(colon ? at : at ? at : auth)),
-				      colon ? at : at ? at : auth);
+	rest = at ? at : auth;
+	query = strchr(rest, '?');
+	o = (size_t)snprintf(buf, len, "%.*s%.*s", (int)((colon ? colon : rest) - uri), uri,
+			     (int)(query ? (size_t)(query - rest) : strlen(rest)), rest);
 	for (const char *p = query; p && *p && o < len;) {
 		const char *param = p + 1, *next = strchr(param, '&');
 		size_t n = next ? (size_t)(next - param) : strlen(param);
 
-		if (strncmp(param, "password=", 9) && n)
+		if (n && !secret_param(param, strcspn(param, "=&")))
 			o += (size_t)snprintf(buf + o, len - o, "%c%.*s", strchr(buf, '?') ? '&' : '?',
 					      (int)n, param);
 		p = next;
 	}
+}
+
+/*
+ * libpq's key=value conninfo: "host=h password = 'a b\'c' dbname=d" ->
+ * "host=h dbname=d". A value is a single-quoted string (backslash escapes)
+ * or runs to the next white space (a backslash escapes there too).
+ */
+static void redact_conninfo(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	while (*s) {
+		const char *start, *key, *p;
+		size_t klen;
+
+		s += strspn(s, " \t\n\r\f\v");
+		if (!*s)
+			break;
+		start = key = s;
+		klen = strcspn(key, "= \t\n\r\f\v");
+		p = key + klen;
+		p += strspn(p, " \t\n\r\f\v");
+		if (*p == '=') {
+			p++;
+			p += strspn(p, " \t\n\r\f\v");
+			if (*p == '\'') {
+				for (p++; *p && *p != '\''; p++)
+					if (*p == '\\' && p[1])
+						p++;
+				if (*p)
+					p++;
+			} else {
+				for (; *p && !isspace((unsigned char)*p); p++)
+					if (*p == '\\' && p[1])
+						p++;
+			}
+		}
+		s = p;
+		if (secret_key(key, klen) || o >= len)
+			continue;
+		o += (size_t)snprintf(buf + o, len - o, "%s%.*s", o ? " " : "", (int)(p - start), start);
+	}
+}
+
+void db_redact(const char *uri, char *buf, size_t len)
+{
+	const char *auth = strstr(uri, "://");
+
+	if (auth && db_is_uri(uri))
+		redact_uri(uri, auth + 3, buf, len);
+	else if (strchr(uri, '='))	/* libpq's test for a conninfo string */
+		redact_conninfo(uri, buf, len);
+	else
+		snprintf(buf, len, "%s", uri);
 }
 
 int db_connect(struct store *s, const char *path, bool create, char *err, size_t errlen)

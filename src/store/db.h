@@ -29,7 +29,11 @@ struct db_stmt;
 
 /* A postgresql:// or postgres:// URI (libpq's). */
 bool db_is_uri(const char *path);
-/* @uri without its password (user:PASSWORD@, ?password=...): what may be printed. */
+/*
+ * @uri without its secrets, as libpq reads them: a URI's user:PASSWORD@ and
+ * ?password= / ?sslpassword= (names percent-decoded), a key=value conninfo
+ * string's password= and sslpassword=. What may be printed.
+ */
 void db_redact(const char *uri, char *buf, size_t len);
 
 /*

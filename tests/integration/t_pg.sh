@@ -3,8 +3,8 @@
 # (TRACETAX_DB holding the URI), the password of the URI nowhere in the
 # output or the database; two importers record at once, every run whole;
 # a document imported as another host on another kernel; history (with
-# --by host and --by kernel), show, compare, export and report read from
-# PostgreSQL; a run killed while recording leaves no run behind; a newer
+# --by host and --by kernel), show, compare, export and report (with its
+# budgets) read from PostgreSQL; a run killed while recording leaves no run behind; a newer
 # schema is refused in one line; an unreachable server costs the record,
 # not the table (exit 1).
 . "$(dirname "$0")/lib.sh"
@@ -93,8 +93,13 @@ grep -Eq "^$(uname -r) +bpf:tp/count .* +17 +.* 1,2,3,4," "$TMP/bykernel" || fai
 "$TT" compare 1 18 >"$TMP/cmp" 2>&1; rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 4 ] || fail "compare exited $rc: $(cat "$TMP/cmp")"
 grep -q "^bpf:tp/count " "$TMP/cmp" || fail "compare: no bpf:tp/count row: $(cat "$TMP/cmp")"
+# a budget recorded in PostgreSQL is in the report (report once access()ed the URI as a file)
+"$TT" budget -q -t bpf:tp/count --for 1 >"$TMP/budget.out" 2>&1 ||
+	fail "budget on PostgreSQL exited $?: $(cat "$TMP/budget.out")"
+[ "$(sql "SELECT count(*) FROM budgets")" = 1 ] || fail "budget: not recorded in PostgreSQL"
 "$TT" report 1 18 -o "$TMP/report.html" || fail "report exited $?"
 grep -q 'box2' "$TMP/report.html" || fail "report: no box2"
+grep -q "<h2>Budgets" "$TMP/report.html" || fail "report: no budget section from PostgreSQL"
 "$TT" export 18 --format csv | grep -q '^getpid,bpf:tp/count,' || fail "export csv"
 echo "history, compare, report, export read from PostgreSQL"
 
