@@ -38,6 +38,18 @@ int cell_fail(struct cell *c, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * A tracer's name for a reason: a cmd: template may be 4000 characters,
+ * and quoted whole it would push the reason itself out of the cell's.
+ */
+static const char *short_name(const struct tracer *t, char *buf, size_t len)
+{
+	if (strlen(t->name) < len)
+		return t->name;
+	snprintf(buf, len, "%.*s...", (int)len - 4, t->name);
+	return buf;
+}
+
 static int result_timeout_ms(const struct side *s)
 {
 	if (s->expect_ms <= 0)
@@ -84,7 +96,7 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 	struct load_proc lp;
 	int started = 0, start_failed = 0, ret = -1, st, bad_status = 0;
 	pid_t tracer_pid;
-	char why[256] = "";
+	char why[256] = "", nm[64];
 
 	memset(res, 0, sizeof(*res));	/* released by the caller, whatever happens */
 	memset(hits, 0, sizeof(*hits));
@@ -95,7 +107,8 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 		goto out;
 	}
 	if (t && tracer_spawned(t, lp.pid)) {
-		snprintf(why, sizeof(why), "tracer '%s' failed: %s", t->name, t->err);
+		snprintf(why, sizeof(why), "tracer '%s' failed: %s", short_name(t, nm, sizeof(nm)),
+				 t->err);
 		goto out;
 	}
 	if (load_wait_ready(&lp, 10000) || (x->cmd && cmdload_ready(x->cmd, &lp))) {
@@ -110,7 +123,8 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 		t->load_recorded = -1;
 		if (tracer_start(t, lp.load_pid)) {
 			start_failed = 1;
-			snprintf(why, sizeof(why), "tracer '%s' cannot start: %s", t->name, t->err);
+			snprintf(why, sizeof(why), "tracer '%s' cannot start: %s",
+				 short_name(t, nm, sizeof(nm)), t->err);
 			goto out;
 		}
 	}
@@ -128,7 +142,8 @@ out:
 		load_kill(&lp);
 	if ((started || lp.wrapped) && tracer_stop(t, hits)) {
 		if (!ret)
-			snprintf(why, sizeof(why), "tracer '%s' failed: %s", t->name, t->err);
+			snprintf(why, sizeof(why), "tracer '%s' failed: %s", short_name(t, nm, sizeof(nm)),
+				 t->err);
 		else if ((lp.wrapped || (t->ops->flags & TT_F_TOOL)) && !start_failed)
 			/* a tool's words say why */
 			snprintf(why + strlen(why), sizeof(why) - strlen(why), " (%s)", t->err);
@@ -186,6 +201,7 @@ int64_t cell_warmup(int64_t iterations)
 int cell_setup(struct cell_ctx *x)
 {
 	struct tracer *t = &x->t;
+	char nm[64];
 	int r;
 
 	t->events_hint = (int64_t)x->traced.spec.threads *
@@ -200,7 +216,8 @@ int cell_setup(struct cell_ctx *x)
 		return -1;
 	}
 	if (r)
-		return cell_fail(x->c, "tracer '%s' setup failed: %s", t->name, t->err);
+		return cell_fail(x->c, "tracer '%s' setup failed: %s", short_name(t, nm, sizeof(nm)),
+				 t->err);
 	return 0;
 }
 

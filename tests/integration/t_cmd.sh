@@ -43,6 +43,36 @@ PY
 	assert_clean
 fi
 
+# a long word runs whole (words over ~496 bytes were cut silently): a 3.6 KiB
+# sh -c program whose end execs the workload and prints a line --hits counts
+pad=$(head -c 3600 /dev/zero | tr '\0' x)
+"$TT" run -q -w getpid -t "cmd:'sh -c \": $pad; echo the-end-of-the-program >&2; exec \\\"\\\$@\\\"\" tt {cmd}'" \
+	-n 2000 --reps 1 --hits '^the-end-of-the-program$' --json "$TMP/long.json" >"$TMP/out" 2>&1 ||
+	fail "cmd: a long word: $(tail -3 "$TMP/out")"
+[ "$(json_get "$TMP/long.json" 'd["cells"][0]["runs"][0]["hits"]')" = 1 ] ||
+	fail "cmd: a long word lost its end: $(json_get "$TMP/long.json" 'd["cells"][0]["reason"]')"
+if command -v bpftrace >/dev/null; then
+	# a bpftrace program of 3.9 KiB, its probe at the end: counts every call
+	prog="/* $(head -c 3700 /dev/zero | tr '\0' c) */ "'tracepoint:syscalls:sys_enter_getpid /pid == {pid}/ { @n = count(); } BEGIN { printf(\"go\\n\"); }'
+	"$TT" run -q -w getpid -t "cmd:'bpftrace -e \"$prog\"'" -n 20000 --reps 1 --ready '^go$' --hits '^@n: ([0-9]+)' \
+		--json "$TMP/lb.json" >"$TMP/out" 2>&1 || fail "cmd: a 3.9 KiB bpftrace program: $(tail -3 "$TMP/out")"
+	python3 - "$TMP/lb.json" <<'PY' || exit 1
+import json, sys
+c = json.load(open(sys.argv[1]))["cells"][0]
+if c["status"] != "ok" or any(r["hits"] != r["events"] for r in c["runs"]):
+    print("FAIL: a long bpftrace program: %s, hits %s of %s: %s" % (c["status"], c["hits"], c["events"], c["reason"])); sys.exit(1)
+PY
+fi
+# past CMDLINE_MAX (a 4.2 KiB program): refused in one line, exit 2, nothing run
+prog="/* $(head -c 4200 /dev/zero | tr '\0' c) */ BEGIN { exit(); }"
+"$TT" run -q -w getpid -t "cmd:'bpftrace -e \"$prog\"'" --reps 1 >"$TMP/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] || fail "cmd: a 4.2 KiB program: exit $rc, want 2"
+[ "$(wc -l <"$TMP/out")" = 1 ] || fail "cmd: a 4.2 KiB program: want one line: $(cut -c1-200 "$TMP/out")"
+grep -q "^tracetax: command of 'cmd:' too long (4[0-9]* characters, at most 4000)" "$TMP/out" ||
+	fail "cmd: a 4.2 KiB program: $(cut -c1-200 "$TMP/out")"
+assert_clean
+
 # without --hits the hits are unknown, never the events
 "$TT" run -q -w getpid -t "cmd:'strace -f -qq -e trace=none {cmd}'" -n 2000 --reps 1 --json "$TMP/u.json" >"$TMP/out" 2>&1 ||
 	fail "cmd: without --hits failed: $(cat "$TMP/out")"

@@ -84,15 +84,22 @@ static int cmd_parse_arg(const char *arg, char *err, size_t len)
 	return parse(arg, &c, err, len);
 }
 
-/* "-p{pid}" -> "-p1234": every {pid} of @w. */
+/* "-p{pid}" -> "-p1234": every {pid} of @w, the word whole however long. */
 static void put_word(struct tool_argv *av, const char *w, pid_t pid)
 {
-	char out[512];
-	size_t o = 0;
+	size_t room = strlen(w) + 1, o = 0;
+	char *out;
 
-	for (; *w && o < sizeof(out) - 16; w++) {
+	for (const char *p = strstr(w, "{pid}"); p; p = strstr(p + 5, "{pid}"))
+		room += 16;
+	out = malloc(room);
+	if (!out) {
+		av->overflow = true;	/* refused by the caller, not run short */
+		return;
+	}
+	for (; *w; w++) {
 		if (!strncmp(w, "{pid}", 5)) {
-			o += (size_t)snprintf(out + o, sizeof(out) - o, "%d", (int)pid);
+			o += (size_t)snprintf(out + o, room - o, "%d", (int)pid);
 			w += 4;
 		} else {
 			out[o++] = *w;
@@ -100,6 +107,7 @@ static void put_word(struct tool_argv *av, const char *w, pid_t pid)
 	}
 	out[o] = '\0';
 	tool_arg(av, "%s", out);
+	free(out);
 }
 
 static int cmd_args(struct tracer *t, struct tool *tl, pid_t pid, struct tool_argv *av)

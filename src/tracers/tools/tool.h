@@ -28,10 +28,18 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/cmdline.h"
 #include "base/workdir.h"
 #include "tracers/tracer.h"
 
-#define TOOL_ARGS_MAX 40
+/*
+ * Room for any cmd: template the parser accepts (CMDLINE_MAX characters,
+ * CMDLINE_WORDS words, each {pid} growing by at most 2 digits) after the
+ * program's path, and for any tool's own words: a command line is never
+ * cut, and one that would not fit is refused, not run short.
+ */
+#define TOOL_ARGS_MAX (CMDLINE_WORDS + 8)
+#define TOOL_ARGS_ROOM (2 * CMDLINE_MAX + PATH_MAX)
 
 struct tool;
 
@@ -39,7 +47,7 @@ struct tool;
 struct tool_argv {
 	char *v[TOOL_ARGS_MAX + 1];
 	int n;
-	char buf[4096];
+	char buf[TOOL_ARGS_ROOM];
 	size_t used;
 	bool overflow;
 };
