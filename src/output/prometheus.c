@@ -108,11 +108,12 @@ static double below_floor(const struct cell *c) { return c->below_floor; }
 
 static const struct family families[] = {
 	{ "tracetax_overhead_per_event_seconds", "What the tracer adds to each event: "
-	  "traced - baseline time per op, paired per rep, mean over reps.", NS, overhead },
+	  "traced - baseline time per op, paired per rep, mean of the cell's round means.", NS,
+	  overhead },
 	{ "tracetax_overhead_per_event_ci95_lower_seconds", "Lower bound of the 95% confidence "
-	  "interval (Student's t) of the overhead per event.", NS, overhead_lo },
+	  "interval of the overhead per event (Student's t over the round means).", NS, overhead_lo },
 	{ "tracetax_overhead_per_event_ci95_upper_seconds", "Upper bound of the 95% confidence "
-	  "interval (Student's t) of the overhead per event.", NS, overhead_hi },
+	  "interval of the overhead per event (Student's t over the round means).", NS, overhead_hi },
 	{ "tracetax_baseline_per_op_seconds", "Time per op of the workload untraced, mean over reps.",
 	  NS, base_ns },
 	{ "tracetax_traced_per_op_seconds", "Time per op of the workload traced, mean over reps.",

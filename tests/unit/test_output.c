@@ -399,6 +399,11 @@ static void test_prometheus(void **state)
 	assert_non_null(strstr(buf, "status=\"skipped\"} 1\n"));
 	assert_null(strstr(buf, "tracetax_overhead_per_event_seconds{tracer=\"bpf:kprobe\""));
 	assert_null(strstr(buf, "_total"));
+	/* the overhead is the mean of round means, its interval over them (method.md §5c) */
+	assert_non_null(strstr(buf, "# HELP tracetax_overhead_per_event_seconds What the tracer adds to "
+			       "each event: traced - baseline time per op, paired per rep, mean of the "
+			       "cell's round means.\n"));
+	assert_non_null(strstr(buf, "per event (Student's t over the round means).\n"));
 	free(buf);
 }
 
