@@ -11,9 +11,20 @@
 #include "report/report.h"
 #include "base/util.h"
 
-#define WIDTH   720
+/*
+ * The charts' width in user units: at the page's widest (html.c caps a
+ * chart at 68rem) a unit is ~1.1 px, so the 13 px labels stay 13-15 px.
+ */
+#define WIDTH   960
 #define X0      12                  /* plot area, left and right */
 #define X1      (WIDTH - 12)
+/*
+ * A label's room, in characters: a 13 px system-ui character is 6-7.2
+ * units wide (digits, tabular, the widest): what passes X1 is cut by the
+ * SVG's edge, so a name is shortened first, never the figures after it.
+ */
+#define CHAR_W  7.4
+#define LABEL_CHARS ((int)((X1 - X0) / CHAR_W))
 #define DECADES 5                   /* 1 ns .. 100 us */
 #define ROW     40
 #define TOP     28                  /* room for the axis labels */
@@ -52,6 +63,44 @@ const char *report_family(const char *tracer, char *family, size_t len)
 	for (const char *p = family; *p; p++)	/* tools as tracers: a stable colour each */
 		h = h * 31 + (unsigned char)*p;
 	return spare[h % (sizeof(spare) / sizeof(spare[0]))];
+}
+
+/* Characters (UTF-8 code points) in @s. */
+static int chars(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/*
+ * @name, escaped, in at most @room characters: cut at a character's start
+ * and ended with "…" when longer (the <title> keeps it whole).
+ */
+static void label_name(FILE *f, const char *name, int room)
+{
+	char buf[256];
+	int n = 0;
+	size_t i = 0;
+
+	if (room < 8)
+		room = 8;
+	if (chars(name) <= room) {
+		html_text(f, name);
+		return;
+	}
+	for (; name[i] && i + 4 < sizeof(buf); i++) {
+		if (((unsigned char)name[i] & 0xc0) != 0x80 && ++n > room - 1)
+			break;
+		buf[i] = name[i];
+	}
+	while (i > 0 && ((unsigned char)name[i] & 0xc0) == 0x80)	/* not inside a character */
+		i--;
+	buf[i] = '\0';
+	html_text(f, buf);
+	fputs("…", f);
 }
 
 /* x of @ns on the log axis, clamped to it: below 1 ns (or <= 0) at its left end. */
@@ -121,7 +170,7 @@ static void bar(FILE *f, int y, const struct summary *s, const char *colour, dou
 
 static void overhead_row(FILE *f, const struct results *r, const struct cell *c, int y)
 {
-	char family[32], where[96], over[96], hits[48], h[24], e[24];
+	char family[32], where[96], over[96], hits[48], h[24], e[24], figs[256];
 	const char *colour = report_family(c->tracer, family, sizeof(family));
 	const struct noise_floor *fl = results_floor(r, c);
 
@@ -145,11 +194,11 @@ static void overhead_row(FILE *f, const struct results *r, const struct cell *c,
 		html_text(f, c->note);
 	}
 	/* the figures follow the name, so a narrow screen shows them before the bar's end */
+	snprintf(figs, sizeof(figs), " — %s · %s · %lld lost", over, hits, (long long)c->lost);
 	fprintf(f, "</title><text x=\"%d\" y=\"%d\" class=\"name\">", X0, y + 12);
-	html_text(f, c->tracer);
+	label_name(f, c->tracer, LABEL_CHARS - chars(where) - chars(figs));
 	html_text(f, where);
-	fprintf(f, "<tspan class=\"fig\"> — %s · %s · %lld lost</tspan></text>", over, hits,
-		(long long)c->lost);
+	fprintf(f, "<tspan class=\"fig\">%s</tspan></text>", figs);
 	if (fl && isfinite(fl->ns) && fl->ns >= 1)	/* below it, no overhead is told from noise */
 		fprintf(f, "<rect class=\"floor\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\"/>", X0,
 			y + 16, xpos(fl->ns) - X0);
@@ -177,7 +226,7 @@ void svg_overhead(FILE *f, const struct results *r)
 
 static void compare_row(FILE *f, const struct cmp_row *w, int y)
 {
-	char family[32], d[24], lo[24], hi[24], a[96], b[96];
+	char family[32], d[24], lo[24], hi[24], a[96], b[96], figs[256];
 	const char *colour = report_family(w->a->tracer, family, sizeof(family));
 	const char *v = compare_verdict_name(w->verdict);
 
@@ -193,9 +242,11 @@ static void compare_row(FILE *f, const struct cmp_row *w, int y)
 	if (isfinite(w->ci[0]))
 		fprintf(f, " [%s, %s]", lo, hi);
 	fprintf(f, "; %s</title><text x=\"%d\" y=\"%d\" class=\"name\">", v, X0, y + 12);
-	html_text(f, w->a->tracer);
-	fprintf(f, " · %s, %dT<tspan class=\"fig verdict\"> — %s%s ns · %s</tspan></text>",
-		w->a->workload, w->a->threads, w->diff > 0 ? "+" : "", d, v);
+	snprintf(figs, sizeof(figs), " — %s%s ns · %s", w->diff > 0 ? "+" : "", d, v);
+	label_name(f, w->a->tracer, LABEL_CHARS - chars(figs) - chars(w->a->workload) - 8);
+	fputs(" · ", f);
+	label_name(f, w->a->workload, 40);
+	fprintf(f, ", %dT<tspan class=\"fig verdict\">%s</tspan></text>", w->a->threads, figs);
 	bar(f, y + 17, &w->a->overhead, colour, 0.35);
 	bar(f, y + 31, &w->b->overhead, colour, 1);
 	fputs("</g>\n", f);
@@ -317,7 +368,7 @@ static void th_series(FILE *f, const struct results *r, int first, const int *t,
 			c->threads == 1 ? "" : "s", m);
 	}
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"name\">", lx + 8, ly + 4);
-	html_text(f, s->tracer);
+	label_name(f, s->tracer, (int)((WIDTH - lx - 8) / CHAR_W) - chars(s->workload) - 3);
 	fputs(" · ", f);
 	html_text(f, s->workload);
 	fputs("</text></g>\n", f);
@@ -401,8 +452,10 @@ void svg_fleet(FILE *f, const struct doc *docs, int n, bool by_kernel)
 				}
 				colour = report_family(c->tracer, family, sizeof(family));
 				fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"name\">", X0, y + 12);
-				html_text(f, c->tracer);
-				fprintf(f, " · %s, %dT</text>\n", c->workload, c->threads);
+				label_name(f, c->tracer, LABEL_CHARS - 50);
+				fputs(" · ", f);
+				label_name(f, c->workload, 40);
+				fprintf(f, ", %dT</text>\n", c->threads);
 				y += 18;
 				for (int j = 0; j < n; j++) {
 					const struct cell *o = cell_like(&docs[j].r, c);
