@@ -240,49 +240,52 @@ static int parse_num(const char *opt, const char *s, int64_t min, int64_t max, i
 	return 0;
 }
 
-int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t errlen)
-{
-	static const struct option opts[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "tracer", required_argument, NULL, 't' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "run-ms", required_argument, NULL, 'm' },
-		{ "rounds", required_argument, NULL, 'u' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "target", required_argument, NULL, 'g' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "color", required_argument, NULL, 'c' },
-		{ "colour", required_argument, NULL, 'c' },
-		{ "tracer-cpu", required_argument, NULL, 'p' },
-		{ "dry-run", no_argument, NULL, 'D' },
-		{ "precision", required_argument, NULL, 'P' },
-		{ "max-time", required_argument, NULL, 'M' },
-		{ "wait", required_argument, NULL, 'W' },
-		{ "no-wait", no_argument, NULL, 'N' },
-		{ "store", required_argument, NULL, 'S' },
-		{ "no-store", no_argument, NULL, 'O' },
-		{ "kernel", required_argument, NULL, 'K' },
-		{ "kernel-modules", required_argument, NULL, 'Y' },
-		{ "csv", required_argument, NULL, 'V' },
-		{ "markdown", required_argument, NULL, 'k' },
-		{ "prometheus-textfile", required_argument, NULL, 'F' },
-		{ "explain", required_argument, NULL, 'X' },
-		{ "latency", no_argument, NULL, 'L' },
-		{ "msg-size", required_argument, NULL, 'G' },
-		{ "ready", required_argument, NULL, 'R' },
-		{ "hits", required_argument, NULL, 'H' },
-		{ "cmd-timeout", required_argument, NULL, 'C' },
-		{ "cpus", required_argument, NULL, 'U' },
-		{ "placement", required_argument, NULL, 'Z' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, have_tracers = 0, have_workloads = 0, have_threads = 0, have_reps = 0, have_rounds = 0;
-	int64_t v;
+static const struct option run_opts[] = {
+	{ "workload", required_argument, NULL, 'w' },
+	{ "tracer", required_argument, NULL, 't' },
+	{ "threads", required_argument, NULL, 'T' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "run-ms", required_argument, NULL, 'm' },
+	{ "rounds", required_argument, NULL, 'u' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "target", required_argument, NULL, 'g' },
+	{ "json", required_argument, NULL, 'j' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "color", required_argument, NULL, 'c' },
+	{ "colour", required_argument, NULL, 'c' },
+	{ "tracer-cpu", required_argument, NULL, 'p' },
+	{ "dry-run", no_argument, NULL, 'D' },
+	{ "precision", required_argument, NULL, 'P' },
+	{ "max-time", required_argument, NULL, 'M' },
+	{ "wait", required_argument, NULL, 'W' },
+	{ "no-wait", no_argument, NULL, 'N' },
+	{ "store", required_argument, NULL, 'S' },
+	{ "no-store", no_argument, NULL, 'O' },
+	{ "kernel", required_argument, NULL, 'K' },
+	{ "kernel-modules", required_argument, NULL, 'Y' },
+	{ "csv", required_argument, NULL, 'V' },
+	{ "markdown", required_argument, NULL, 'k' },
+	{ "prometheus-textfile", required_argument, NULL, 'F' },
+	{ "explain", required_argument, NULL, 'X' },
+	{ "latency", no_argument, NULL, 'L' },
+	{ "msg-size", required_argument, NULL, 'G' },
+	{ "ready", required_argument, NULL, 'R' },
+	{ "hits", required_argument, NULL, 'H' },
+	{ "cmd-timeout", required_argument, NULL, 'C' },
+	{ "cpus", required_argument, NULL, 'U' },
+	{ "placement", required_argument, NULL, 'Z' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
+/* Which options were given: -w, -t and -T replace the default the first time. */
+struct given {
+	bool tracers, workloads, threads, reps, rounds;
+};
+
+static int run_defaults(int argc, char **argv, struct run_args *a, char *err, size_t errlen)
+{
 	memset(a, 0, sizeof(*a));
 	a->argc = argc;
 	a->argv = argv;
@@ -290,158 +293,143 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	a->m.threads[a->m.nthreads++] = 1;
 	a->m.reps = PLAN_DEFAULT_REPS;
 	a->m.rounds = PLAN_DEFAULT_ROUNDS;
-	if ((a->wait_s = lock_wait_default()) < 0)
-		FAIL("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
-		     LOCK_WAIT_MAX_S);
+	if (cli_wait_default(&a->wait_s, err, errlen))
+		return -1;
 	a->m.run_ms = PLAN_DEFAULT_RUN_MS;
 	a->m.seed = 1;
 	a->colour = -1;
 	a->m.tracer_cpu = "same";
 	a->m.msg_size = TCP_MSG_DEFAULT;
 	a->m.cmd_timeout_s = CMDLOAD_TIMEOUT_S;
-	optind = 0;	/* reset getopt, also for repeated calls in tests */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", opts, NULL)) != -1) {
-		switch (c) {
-		/* -w, -t and -T add up when repeated: the first replaces the default */
-		case 'w':
-			if (add_workloads(a, optarg, !have_workloads++, err, errlen))
-				return -1;
-			break;
-		case 't':
-			if (cli_add_tracers(a, optarg, err, errlen))
-				return -1;
-			have_tracers = 1;
-			break;
-		case 'T':
-			if (!have_threads++)
-				a->m.nthreads = 0;
-			if (cli_parse_threads(optarg, a->m.threads, CLI_MAX_ITEMS, &a->m.nthreads,
-					      err, errlen))
-				return -1;
-			break;
-		case 'r':
-			if (parse_num("--reps", optarg, 1, 10000, &v, err, errlen)) return -1;
-			a->m.reps = (int)v;
-			have_reps = 1;
-			break;
-		case 'u':
-			if (parse_num("--rounds", optarg, 1, 1000, &v, err, errlen)) return -1;
-			a->m.rounds = (int)v;
-			have_rounds = 1;
-			break;
-		case 'm':
-			if (parse_num("--run-ms", optarg, 1, 600000, &v, err, errlen)) return -1;
-			a->m.run_ms = (int)v;
-			break;
-		case 'n':
-			if (parse_num("--iterations", optarg, 1, 10000000000LL, &v, err, errlen)) return -1;
-			a->m.iterations = v;
-			break;
-		case 's':
-			if (parse_num("--seed", optarg, 0, INT64_MAX, &v, err, errlen)) return -1;
-			a->m.seed = (uint64_t)v;
-			break;
-		case 'g':
-			/* a cell's target is a char[128] (plan.h, results.h): past any
-			 * syscall or SYSTEM:EVENT name tracefs has */
-			if (strlen(optarg) > 127)
-				FAIL("target '%.40s...' is too long (127 characters at most)", optarg);
-			if (!tt_syscall_find(optarg) && !tt_tracepoint_split(optarg, NULL, 0, NULL, 0))
-				FAIL("unknown target syscall '%s' (see 'tracetax list'; a tracepoint "
-				     "is SYSTEM:EVENT)", optarg);
-			a->m.target = optarg;
-			break;
-		case 'j':
-			if (!*optarg)
-				FAIL("empty --json path");
-			a->json_path = optarg;
-			break;
-		case 'q': a->quiet = true; break;
-		case 'c':
-			if (cli_parse_colour(optarg, &a->colour, err, errlen))
-				return -1;
-			break;
-		case 'p':
-			if (strcmp(optarg, "same") && strcmp(optarg, "other") && strcmp(optarg, "any"))
-				FAIL("invalid --tracer-cpu '%s' (same, other, any)", optarg);
-			a->m.tracer_cpu = optarg;
-			break;
-		case 'D': a->dry_run = true; break;
-		case 'P':
-			if (cli_parse_pct(optarg, 0.1, 100, &a->m.precision))
-				FAIL("invalid --precision '%s' (a percentage, 0.1 to 100)", optarg);
-			break;
-		case 'M':
-			if (parse_num("--max-time", optarg, 1, 86400, &v, err, errlen)) return -1;
-			a->m.max_time_s = (int)v;
-			break;
-		case 'W':
-			if (parse_num("--wait", optarg, 0, LOCK_WAIT_MAX_S, &v, err, errlen)) return -1;
-			a->wait_s = (int)v;
-			break;
-		case 'N': a->wait_s = LOCK_NOWAIT; break;
-		case 'S': if (!*optarg) FAIL("empty --store path"); a->store = optarg; break;
-		case 'O': a->no_store = true; break;
-		case 'K': if (!*optarg) FAIL("empty --kernel path"); a->kernel = optarg; break;
-		case 'Y':
-			if (!*optarg) FAIL("empty --kernel-modules path");
-			a->kernel_modules = optarg;
-			break;
-		case 'V': if (!*optarg) FAIL("empty --csv path"); a->csv_path = optarg; break;
-		case 'k': if (!*optarg) FAIL("empty --markdown path"); a->markdown_path = optarg; break;
-		case 'F':
-			if (!*optarg)
-				FAIL("empty --prometheus-textfile directory");
-			a->prom_dir = optarg;
-			break;
-		case 'X': {
-			const char *variant;
-			const struct tracer_ops *ops = tracer_ops_find(optarg, &variant, err, errlen);
+	return 0;
+}
 
-			if (!ops)
-				return -1;
-			free(a->explain);
-			a->explain = full_name(ops, variant);
-			break;
-		}
-		case 'L': a->m.latency = true; break;
-		case 'G':
-			if (parse_num("--msg-size", optarg, 1, TCP_MSG_MAX, &v, err, errlen)) return -1;
-			a->m.msg_size = (int)v;
-			break;
-		case 'R': case 'H':
-			if (check_regex(c == 'R' ? "--ready" : "--hits", optarg, err, errlen))
-				return -1;
-			*(c == 'R' ? &a->m.tool_ready : &a->m.tool_hits) = optarg;
-			break;
-		case 'C':
-			if (parse_num("--cmd-timeout", optarg, 1, 86400, &v, err, errlen)) return -1;
-			a->m.cmd_timeout_s = (int)v;
-			break;
-		case 'U': {
-			cpu_set_t set;
+/* -t, -w, -T, --target, --explain: what the plan measures. 1: not one of these. */
+static int what_option(int c, const char *arg, struct run_args *a, struct given *g, char *err,
+		       size_t errlen)
+{
+	const struct tracer_ops *ops;
+	const char *variant;
 
-			if (cpus_parse_list(optarg, "--cpus", &set, err, errlen))
-				return -1;
-			a->m.cpus = optarg;
-			break;
-		}
-		case 'Z':
-			if (strcmp(optarg, "first") && strcmp(optarg, "rotate"))
-				FAIL("invalid --placement '%s' (first, rotate)", optarg);
-			a->m.rotate = !strcmp(optarg, "rotate");
-			break;
-		case 'h': a->help = true; return 0;
-		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				FAIL("unknown option '-%c'", optopt);
-			FAIL("unknown option '%s'", argv[optind - 1]);
-		}
+	switch (c) {
+	case 'w': {
+		bool first = !g->workloads;
+
+		g->workloads = true;
+		return add_workloads(a, arg, first, err, errlen);
 	}
-	if (optind < argc)
-		FAIL("unexpected argument '%s'", argv[optind]);
+	case 't':
+		g->tracers = true;
+		return cli_add_tracers(a, arg, err, errlen);
+	case 'T':
+		if (!g->threads)
+			a->m.nthreads = 0;
+		g->threads = true;
+		return cli_parse_threads(arg, a->m.threads, CLI_MAX_ITEMS, &a->m.nthreads, err, errlen);
+	case 'g':
+		/* a cell's target is a char[128] (plan.h, results.h): past any
+		 * syscall or SYSTEM:EVENT name tracefs has */
+		if (strlen(arg) > 127)
+			FAIL("target '%.40s...' is too long (127 characters at most)", arg);
+		if (!tt_syscall_find(arg) && !tt_tracepoint_split(arg, NULL, 0, NULL, 0))
+			FAIL("unknown target syscall '%s' (see 'tracetax list'; a tracepoint "
+			     "is SYSTEM:EVENT)", arg);
+		a->m.target = arg;
+		return 0;
+	case 'X':
+		if (!(ops = tracer_ops_find(arg, &variant, err, errlen)))
+			return -1;
+		free(a->explain);
+		a->explain = full_name(ops, variant);
+		return 0;
+	}
+	return 1;
+}
+
+/* Numbers of the plan: reps, rounds, lengths, limits. 1: not one of these. */
+static int num_option(int c, const char *arg, struct run_args *a, struct given *g, char *err,
+		      size_t errlen)
+{
+	static const struct { int c; const char *name; int64_t min, max; } nums[] = {
+		{ 'r', "--reps", 1, 10000 }, { 'u', "--rounds", 1, 1000 },
+		{ 'm', "--run-ms", 1, 600000 }, { 'n', "--iterations", 1, 10000000000LL },
+		{ 's', "--seed", 0, INT64_MAX }, { 'M', "--max-time", 1, 86400 },
+		{ 'G', "--msg-size", 1, TCP_MSG_MAX },
+		{ 'C', "--cmd-timeout", 1, 86400 },
+	};
+	int64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]) && nums[i].c != c; i++)
+		;
+	if (i == sizeof(nums) / sizeof(nums[0]))
+		return 1;
+	if (parse_num(nums[i].name, arg, nums[i].min, nums[i].max, &v, err, errlen))
+		return -1;
+	switch (c) {
+	case 'r': a->m.reps = (int)v; g->reps = true; break;
+	case 'u': a->m.rounds = (int)v; g->rounds = true; break;
+	case 'm': a->m.run_ms = (int)v; break;
+	case 'n': a->m.iterations = v; break;
+	case 's': a->m.seed = (uint64_t)v; break;
+	case 'M': a->m.max_time_s = (int)v; break;
+	case 'G': a->m.msg_size = (int)v; break;
+	case 'C': a->m.cmd_timeout_s = (int)v; break;
+	}
+	return 0;
+}
+
+/* How the plan runs and where its results go. 1: not one of these. */
+static int how_option(int c, const char *arg, struct run_args *a, char *err, size_t errlen)
+{
+	cpu_set_t set;
+
+	switch (c) {
+	case 'q': a->quiet = true; return 0;
+	case 'D': a->dry_run = true; return 0;
+	case 'N': a->wait_s = LOCK_NOWAIT; return 0;
+	case 'O': a->no_store = true; return 0;
+	case 'L': a->m.latency = true; return 0;
+	case 'c': return cli_parse_colour(arg, &a->colour, err, errlen);
+	case 'W': return cli_parse_wait(arg, &a->wait_s, err, errlen);
+	case 'j': return cli_path("--json", "path", arg, &a->json_path, err, errlen);
+	case 'S': return cli_path("--store", "path", arg, &a->store, err, errlen);
+	case 'K': return cli_path("--kernel", "path", arg, &a->kernel, err, errlen);
+	case 'Y': return cli_path("--kernel-modules", "path", arg, &a->kernel_modules, err, errlen);
+	case 'V': return cli_path("--csv", "path", arg, &a->csv_path, err, errlen);
+	case 'k': return cli_path("--markdown", "path", arg, &a->markdown_path, err, errlen);
+	case 'F': return cli_path("--prometheus-textfile", "directory", arg, &a->prom_dir, err, errlen);
+	case 'p':
+		if (strcmp(arg, "same") && strcmp(arg, "other") && strcmp(arg, "any"))
+			FAIL("invalid --tracer-cpu '%s' (same, other, any)", arg);
+		a->m.tracer_cpu = arg;
+		return 0;
+	case 'P':
+		if (cli_parse_pct(arg, 0.1, 100, &a->m.precision))
+			FAIL("invalid --precision '%s' (a percentage, 0.1 to 100)", arg);
+		return 0;
+	case 'R': case 'H':
+		if (check_regex(c == 'R' ? "--ready" : "--hits", arg, err, errlen))
+			return -1;
+		*(c == 'R' ? &a->m.tool_ready : &a->m.tool_hits) = arg;
+		return 0;
+	case 'U':
+		if (cpus_parse_list(arg, "--cpus", &set, err, errlen))
+			return -1;
+		a->m.cpus = arg;
+		return 0;
+	case 'Z':
+		if (strcmp(arg, "first") && strcmp(arg, "rotate"))
+			FAIL("invalid --placement '%s' (first, rotate)", arg);
+		a->m.rotate = !strcmp(arg, "rotate");
+		return 0;
+	}
+	return 1;
+}
+
+/* What the options say together, once all are read. */
+static int run_check(struct run_args *a, const struct given *g, char *err, size_t errlen)
+{
 	if (a->store && a->no_store)
 		FAIL("--store and --no-store: give one");
 	if ((a->json_path && !strcmp(a->json_path, "-")) + (a->csv_path && !strcmp(a->csv_path, "-")) +
@@ -452,9 +440,9 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	if ((a->m.tool_ready || a->m.tool_hits) && !has_cmd(a))
 		FAIL("--ready and --hits are for cmd: tracers: give one with -t cmd:'...'");
 	/* a round takes a pair of reps, one of each order (plan.h): asked-for rounds are all run */
-	if (have_rounds && !have_reps && a->m.reps < 2 * a->m.rounds)
+	if (g->rounds && !g->reps && a->m.reps < 2 * a->m.rounds)
 		a->m.reps = 2 * a->m.rounds;
-	if (have_rounds && have_reps && a->m.rounds > (a->m.reps + 1) / 2)
+	if (g->rounds && g->reps && a->m.rounds > (a->m.reps + 1) / 2)
 		FAIL("--rounds %d needs --reps %d or more (a pair of reps a round)", a->m.rounds,
 		     2 * a->m.rounds - 1);
 	if (a->m.max_time_s && a->m.precision <= 0)
@@ -464,7 +452,7 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	if (a->m.precision > 0 && !a->m.max_time_s)
 		a->m.max_time_s = CLI_DEFAULT_MAX_TIME_S;
 	/* tools take a second or more to start, each run: they are asked for by name */
-	if (!have_tracers) {
+	if (!g->tracers) {
 		a->m.tracers_default = true;
 		if (cli_add_tracers(a, "@mechanisms", err, errlen))
 			return -1;
@@ -472,6 +460,39 @@ int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t e
 	if (a->explain && !has_tracer(a, a->explain))
 		FAIL("--explain '%s' is not a tracer of the run (add it to -t)", a->explain);
 	return 0;
+}
+
+int cli_parse_run(int argc, char **argv, struct run_args *a, char *err, size_t errlen)
+{
+	struct given g = { 0 };
+	int c, rc;
+
+	if (run_defaults(argc, argv, a, err, errlen))
+		return -1;
+	optind = 0;	/* reset getopt, also for repeated calls in tests */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:t:T:r:n:qh", run_opts, NULL)) != -1) {
+		if (c == 'h') {
+			a->help = true;
+			return 0;
+		}
+		if (c == ':')
+			FAIL("option '%s' needs a value", argv[optind - 1]);
+		rc = what_option(c, optarg, a, &g, err, errlen);
+		if (rc > 0)
+			rc = num_option(c, optarg, a, &g, err, errlen);
+		if (rc > 0)
+			rc = how_option(c, optarg, a, err, errlen);
+		if (rc < 0)
+			return -1;
+		if (rc > 0 && optopt)
+			FAIL("unknown option '-%c'", optopt);
+		if (rc > 0)
+			FAIL("unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind < argc)
+		FAIL("unexpected argument '%s'", argv[optind]);
+	return run_check(a, &g, err, errlen);
 }
 
 void cli_release_workloads(struct run_args *a)

@@ -52,94 +52,103 @@ static int parse_storages(struct pair_args *a, const char *list, char *err, size
 	return 0;
 }
 
-int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len)
-{
-	static const struct option opts[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "pair", required_argument, NULL, 'p' },
-		{ "storage", required_argument, NULL, 's' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "wait", required_argument, NULL, 'W' },
-		{ "no-wait", no_argument, NULL, 'N' },
-		{ "kernel", required_argument, NULL, 'K' },
-		{ "kernel-modules", required_argument, NULL, 'Y' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct workload *w;
-	int c, i, have_threads = 0;
+static const struct option pair_opts[] = {
+	{ "workload", required_argument, NULL, 'w' },
+	{ "pair", required_argument, NULL, 'p' },
+	{ "storage", required_argument, NULL, 's' },
+	{ "threads", required_argument, NULL, 'T' },
+	{ "clock", required_argument, NULL, 'c' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "json", required_argument, NULL, 'j' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "wait", required_argument, NULL, 'W' },
+	{ "no-wait", no_argument, NULL, 'N' },
+	{ "kernel", required_argument, NULL, 'K' },
+	{ "kernel-modules", required_argument, NULL, 'Y' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
+static int pair_defaults(int argc, char **argv, struct pair_args *a, char *err, size_t len)
+{
 	memset(a, 0, sizeof(*a));
 	a->argc = argc;
 	a->argv = argv;
 	a->workload = "getpid";
 	a->iterations = 200000;
-	if ((a->wait_s = lock_wait_default()) < 0)
-		FAIL("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
-		     LOCK_WAIT_MAX_S);
+	if (cli_wait_default(&a->wait_s, err, len))
+		return -1;
 	a->threads[a->nthreads++] = 1;
-	for (i = 0; i < PAIR_NSTORAGE; i++)
+	for (int i = 0; i < PAIR_NSTORAGE; i++)
 		a->storages[a->nstorages++] = i;
+	return 0;
+}
+
+/* One option; 1 when @c is none of pair's. @threads: -T seen (it replaces the default once). */
+static int pair_option(int c, const char *arg, struct pair_args *a, bool *threads, char *err,
+		       size_t len)
+{
+	const struct workload *w;
+	int i;
+
+	switch (c) {
+	case 'w':
+		if (!(w = workload_find(arg)))
+			FAIL("unknown workload '%s' (see 'tracetax list')", arg);
+		if (!w->syscall)
+			FAIL("workload '%s' makes no syscall to pair probes on", arg);
+		a->workload = w->name;
+		return 0;
+	case 'p':
+		if ((i = index_of(pair_kind_names, PAIR_NKIND, arg)) < 0)
+			FAIL("unknown pair '%s' (enter, syscall, func)", arg);
+		a->kind = (enum pair_kind)i;
+		return 0;
+	case 's': return parse_storages(a, arg, err, len);
+	case 'T':	/* adds up when repeated, as run's does */
+		if (!*threads)
+			a->nthreads = 0;
+		*threads = true;
+		return cli_parse_threads(arg, a->threads, PAIR_MAX, &a->nthreads, err, len);
+	case 'c':
+		if ((i = index_of(pair_clock_names, PAIR_NCLOCK, arg)) < 0)
+			FAIL("unknown clock '%s' (ktime, boot, coarse)", arg);
+		a->clock = (enum pair_clock)i;
+		return 0;
+	case 'n':
+		if (parse_i64(arg, 1, 1000000000, &a->iterations))
+			FAIL("invalid --iterations '%s' (1 to 1000000000)", arg);
+		return 0;
+	case 'q': a->quiet = true; return 0;
+	case 'N': a->wait_s = LOCK_NOWAIT; return 0;
+	case 'W': return cli_parse_wait(arg, &a->wait_s, err, len);
+	case 'j': return cli_path("--json", "path", arg, &a->json_path, err, len);
+	case 'K': return cli_path("--kernel", "path", arg, &a->kernel, err, len);
+	case 'Y': return cli_path("--kernel-modules", "path", arg, &a->kernel_modules, err, len);
+	}
+	return 1;
+}
+
+int pair_parse(int argc, char **argv, struct pair_args *a, char *err, size_t len)
+{
+	bool threads = false;
+	int c, rc;
+
+	if (pair_defaults(argc, argv, a, err, len))
+		return -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:p:s:T:n:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			if (!(w = workload_find(optarg)))
-				FAIL("unknown workload '%s' (see 'tracetax list')", optarg);
-			if (!w->syscall)
-				FAIL("workload '%s' makes no syscall to pair probes on", optarg);
-			a->workload = w->name;
-			break;
-		case 'p':
-			if ((i = index_of(pair_kind_names, PAIR_NKIND, optarg)) < 0)
-				FAIL("unknown pair '%s' (enter, syscall, func)", optarg);
-			a->kind = (enum pair_kind)i;
-			break;
-		case 's': if (parse_storages(a, optarg, err, len)) return -1; break;
-		case 'T':	/* adds up when repeated, as run's does */
-			if (!have_threads++)
-				a->nthreads = 0;
-			if (cli_parse_threads(optarg, a->threads, PAIR_MAX, &a->nthreads, err, len))
-				return -1;
-			break;
-		case 'c':
-			if ((i = index_of(pair_clock_names, PAIR_NCLOCK, optarg)) < 0)
-				FAIL("unknown clock '%s' (ktime, boot, coarse)", optarg);
-			a->clock = (enum pair_clock)i;
-			break;
-		case 'n':
-			if (parse_i64(optarg, 1, 1000000000, &a->iterations))
-				FAIL("invalid --iterations '%s' (1 to 1000000000)", optarg);
-			break;
-		case 'j':
-			if (!*optarg)
-				FAIL("empty --json path");
-			a->json_path = optarg;
-			break;
-		case 'q': a->quiet = true; break;
-		case 'W': {
-			int64_t v;
-
-			if (parse_i64(optarg, 0, LOCK_WAIT_MAX_S, &v))
-				FAIL("invalid --wait '%s' (0 to %d seconds)", optarg, LOCK_WAIT_MAX_S);
-			a->wait_s = (int)v;
-			break;
+	while ((c = getopt_long(argc, argv, ":w:p:s:T:n:qh", pair_opts, NULL)) != -1) {
+		if (c == 'h') {
+			a->help = true;
+			return 0;
 		}
-		case 'N': a->wait_s = LOCK_NOWAIT; break;
-		case 'K': if (!*optarg) FAIL("empty --kernel path"); a->kernel = optarg; break;
-		case 'Y':
-			if (!*optarg) FAIL("empty --kernel-modules path");
-			a->kernel_modules = optarg;
-			break;
-		case 'h': a->help = true; return 0;
-		case ':': FAIL("option '%s' needs a value", argv[optind - 1]);
-		default: FAIL("unknown option '%s'", argv[optind - 1]);
-		}
+		if (c == ':')
+			FAIL("option '%s' needs a value", argv[optind - 1]);
+		if ((rc = pair_option(c, optarg, a, &threads, err, len)) < 0)
+			return -1;
+		if (rc > 0)
+			FAIL("unknown option '%s'", argv[optind - 1]);
 	}
 	if (optind < argc)
 		FAIL("unexpected argument '%s'", argv[optind]);

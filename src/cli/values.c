@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/lock.h"
 #include "cli/values.h"
 #include "base/util.h"
 
@@ -62,5 +63,32 @@ int cli_parse_pct(const char *s, double min, double max, double *out)
 	if (*end || !(v >= min && v <= max))
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int cli_wait_default(int *wait_s, char *err, size_t errlen)
+{
+	if ((*wait_s = lock_wait_default()) < 0)
+		FAIL("invalid " TT_WAIT_ENV " '%s' (0 to %d seconds)", getenv(TT_WAIT_ENV),
+		     LOCK_WAIT_MAX_S);
+	return 0;
+}
+
+int cli_parse_wait(const char *s, int *wait_s, char *err, size_t errlen)
+{
+	int64_t v;
+
+	if (parse_i64(s, 0, LOCK_WAIT_MAX_S, &v))
+		FAIL("invalid --wait '%s' (0 to %d seconds)", s, LOCK_WAIT_MAX_S);
+	*wait_s = (int)v;
+	return 0;
+}
+
+int cli_path(const char *opt, const char *what, const char *arg, const char **dst, char *err,
+	     size_t errlen)
+{
+	if (!*arg)
+		FAIL("empty %s %s", opt, what);
+	*dst = arg;
 	return 0;
 }

@@ -13,5 +13,12 @@ int cli_parse_colour(const char *word, int *out, char *err, size_t errlen);
 int cli_parse_threads(const char *list, int *out, int max, int *n, char *err, size_t errlen);
 /* "3", "0.5", "2.5%": a percentage in [@min, @max]; -1 if not one. */
 int cli_parse_pct(const char *s, double min, double max, double *out);
+/* The lock's wait before any --wait: TRACETAX_WAIT's, or the default; -1 and @err if invalid. */
+int cli_wait_default(int *wait_s, char *err, size_t errlen);
+/* --wait SECONDS, 0 to LOCK_WAIT_MAX_S; -1 and @err if not. */
+int cli_parse_wait(const char *s, int *wait_s, char *err, size_t errlen);
+/* A value naming a file or directory (@what: "path", "directory"): not empty. */
+int cli_path(const char *opt, const char *what, const char *arg, const char **dst, char *err,
+	     size_t errlen);
 
 #endif
