@@ -245,35 +245,32 @@ static uint64_t parse_u64(const char *s, const char *what)
 	return v;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "start-fd", required_argument, NULL, 's' },
-		{ "result-fd", required_argument, NULL, 'r' },
-		{ "no-pin", no_argument, NULL, 'P' },
-		{ "latency", no_argument, NULL, 'L' },
-		{ "tsc-hz", required_argument, NULL, 'H' },
-		{ "msg-size", required_argument, NULL, 'm' },
-		{ "cpu-offset", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int start_fd = -1, result_fd = 1, pin = 1, c, ncpus, cpus[1024], off = 0;
-	uint64_t tsc_hz = 0;
-	struct worker *w;
+/* What the command line says beside the globals (workload, iterations, threads...). */
+struct load_opts {
+	int start_fd, result_fd, pin, off;
+	uint64_t tsc_hz;
+};
 
-	/*
-	 * Whoever started us (tracetax, or a tool that wraps us: strace, perf)
-	 * dies, we die: a tool killed mid-run must not leave the workload
-	 * running. tracetax's own child has it already; a tool's has not.
-	 */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	wl = workload_find("getpid");
-	inline_mode = getenv("TRACETAX_INLINE") && !strcmp(getenv("TRACETAX_INLINE"), "1");
-	while ((c = getopt_long(argc, argv, "w:n:W:t:", opts, NULL)) != -1) {
+static const struct option load_opts_long[] = {
+	{ "workload", required_argument, NULL, 'w' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "warmup", required_argument, NULL, 'W' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "start-fd", required_argument, NULL, 's' },
+	{ "result-fd", required_argument, NULL, 'r' },
+	{ "no-pin", no_argument, NULL, 'P' },
+	{ "latency", no_argument, NULL, 'L' },
+	{ "tsc-hz", required_argument, NULL, 'H' },
+	{ "msg-size", required_argument, NULL, 'm' },
+	{ "cpu-offset", required_argument, NULL, 'o' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_args(int argc, char **argv, struct load_opts *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "w:n:W:t:", load_opts_long, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			if (!(wl = workload_find(optarg)))
@@ -286,12 +283,12 @@ int main(int argc, char **argv)
 			if (nthreads < 1 || nthreads > 1024)
 				usage_die("invalid threads '%s'", optarg);
 			break;
-		case 's': start_fd = (int)parse_u64(optarg, "start fd"); break;
-		case 'r': result_fd = (int)parse_u64(optarg, "result fd"); break;
-		case 'P': pin = 0; break;
+		case 's': o->start_fd = (int)parse_u64(optarg, "start fd"); break;
+		case 'r': o->result_fd = (int)parse_u64(optarg, "result fd"); break;
+		case 'P': o->pin = 0; break;
 		case 'L': latency = 1; break;
-		case 'H': tsc_hz = parse_u64(optarg, "tsc-hz"); break;
-		case 'o': off = (int)(parse_u64(optarg, "cpu offset") % 1024); break;
+		case 'H': o->tsc_hz = parse_u64(optarg, "tsc-hz"); break;
+		case 'o': o->off = (int)(parse_u64(optarg, "cpu offset") % 1024); break;
 		case 'm':
 			tcp_msg_size = (uint32_t)parse_u64(optarg, "msg size");
 			if (tcp_msg_size < 1 || tcp_msg_size > TCP_MSG_MAX)
@@ -300,8 +297,11 @@ int main(int argc, char **argv)
 		default: exit(2);
 		}
 	}
-	if (wl->cmd)
-		exec_command(start_fd, result_fd, argv + optind);
+}
+
+/* The hot loop the workers run: plain, inline-recording, or every call timed. */
+static void choose_loop(uint64_t tsc_hz)
+{
 	loop = inline_mode ? loops_of(wl)->inline_rec : loops_of(wl)->plain;
 	if (latency) {
 		loop = loops_of(wl)->latency;
@@ -310,9 +310,18 @@ int main(int argc, char **argv)
 		/* the runner calibrated the TSC against CLOCK_MONOTONIC; without it, ticks */
 		if (tsc_hz)
 			lat_mult = (uint64_t)((1e9 * 4294967296.0) / (double)tsc_hz + 0.5);
+#else
+		(void)tsc_hz;
 #endif
 	}
-	loops_init();
+}
+
+/* The workers, once go came; joined when their loops are done. */
+static struct worker *run_workers(const struct load_opts *o)
+{
+	int ncpus, cpus[1024];
+	struct worker *w;
+
 	/* thread i runs on the i-th CPU we may use, round robin (cpus.h), from
 	 * the --cpu-offset-th on (run --placement rotate) */
 	ncpus = cpus_allowed(cpus, 1024);
@@ -322,17 +331,39 @@ int main(int argc, char **argv)
 	for (int i = 0; latency && i < nthreads; i++)
 		if (!(w[i].lat = malloc(sizeof(*w[i].lat))))
 			exit(4);
-	if (start_fd >= 0)
-		wait_for_go(start_fd, result_fd);
+	if (o->start_fd >= 0)
+		wait_for_go(o->start_fd, o->result_fd);
 	/* Threads are made after go, so a tracer attached to one task sees them all born. */
 	for (int i = 0; i < nthreads; i++) {
-		w[i].cpu = pin && ncpus ? cpus[(i + off) % ncpus] : -1;
-		w[i].peer_cpu = pin && ncpus ? cpus[(i + off + 1) % ncpus] : -1;
+		w[i].cpu = o->pin && ncpus ? cpus[(i + o->off) % ncpus] : -1;
+		w[i].peer_cpu = o->pin && ncpus ? cpus[(i + o->off + 1) % ncpus] : -1;
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
 			exit(4);
 	}
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(w[i].th, NULL);
-	report(result_fd, w);
+	return w;
+}
+
+int main(int argc, char **argv)
+{
+	struct load_opts o = { .start_fd = -1, .result_fd = 1, .pin = 1 };
+	struct worker *w;
+
+	/*
+	 * Whoever started us (tracetax, or a tool that wraps us: strace, perf)
+	 * dies, we die: a tool killed mid-run must not leave the workload
+	 * running. tracetax's own child has it already; a tool's has not.
+	 */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	wl = workload_find("getpid");
+	inline_mode = getenv("TRACETAX_INLINE") && !strcmp(getenv("TRACETAX_INLINE"), "1");
+	parse_args(argc, argv, &o);
+	if (wl->cmd)
+		exec_command(o.start_fd, o.result_fd, argv + optind);
+	choose_loop(o.tsc_hz);
+	loops_init();
+	w = run_workers(&o);
+	report(o.result_fd, w);
 	return 0;
 }
