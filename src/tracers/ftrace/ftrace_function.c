@@ -15,6 +15,7 @@
 #include <tracefs.h>
 
 #include "base/tracefs_util.h"
+#include "tracers/ftrace/dynprobe.h"
 #include "tracers/tracer.h"
 #include "base/util.h"
 
@@ -184,20 +185,14 @@ static int function_off(struct function_priv *p)
 static int function_stop(struct tracer *t, struct tt_hits *out)
 {
 	struct function_priv *p = t->priv;
-	struct tt_rb_stats st;
 
-	/* Counters first: they must not depend on what a tracer switch does to the buffer. */
 	if (tracefs_trace_off(p->inst))
 		return tracer_error(t, "cannot write 'tracing_on': %s", strerror(errno));
-	if (tt_instance_stats(p->inst, &st))
-		return tracer_error(t, "cannot read ring-buffer stats of '%s': %s",
-				    tracefs_instance_get_name(p->inst), strerror(errno));
+	/* Counters first: they must not depend on what a tracer switch does to the buffer. */
+	if (ftrace_count(t, p->inst, out))
+		return TT_FAIL;
 	if (function_off(p))
 		return tracer_error(t, "cannot stop the function tracer: %s", strerror(errno));
-	tt_rb_count(&st, &out->hits, &out->lost);
-	out->consumer_ns = 0;
-	debug("%s: entries %ld overrun %ld dropped %ld", t->name, st.entries, st.overrun,
-	      st.dropped);
 	return 0;
 }
 

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -18,6 +17,7 @@
 #include "base/tracefs_util.h"
 #include "base/util.h"
 #include "load/syscalls.h"
+#include "tracers/ftrace/dynprobe.h"
 #include "tracers/tracer.h"
 
 #if defined(__x86_64__)
@@ -29,9 +29,8 @@
 #endif
 
 struct kprobe_priv {
-	struct tracefs_instance *inst;
-	struct tracefs_dynevent *ev;   /* created in the kernel while set */
-	char system[32], event[64], fn[128];
+	struct dynprobe d;
+	char fn[128];
 };
 
 /*
@@ -85,24 +84,6 @@ static void names_of(const char *fn, char *system, size_t slen, char *event, siz
 	snprintf(event, elen, "k_%s", fn);
 }
 
-static void kprobe_delete(struct tracefs_dynevent **ev)
-{
-	char *sys = NULL, *name = NULL;
-
-	if (!*ev)
-		return;
-	/* force: disable it wherever it is still enabled, or the kernel says EBUSY */
-	if (tracefs_dynevent_destroy(*ev, true)) {
-		tracefs_dynevent_info(*ev, &sys, &name, NULL, NULL, NULL);
-		warning("cannot delete kprobe event '%s:%s': %s (try 'tracetax cleanup')",
-			sys ? sys : "", name ? name : "", strerror(errno));
-		free(sys);
-		free(name);
-	}
-	tracefs_dynevent_free(*ev);
-	*ev = NULL;
-}
-
 /* Define p:<system>/<event> <fn>; NULL with the kernel's words in @err. */
 static struct tracefs_dynevent *kprobe_define(const char *system, const char *event,
 					      const char *fn, char *err, size_t len)
@@ -111,7 +92,7 @@ static struct tracefs_dynevent *kprobe_define(const char *system, const char *ev
 
 	/* one of ours an earlier cell failed to delete */
 	if (ev)
-		kprobe_delete(&ev);
+		dynprobe_delete(&ev, "kprobe");
 	ev = tracefs_kprobe_alloc(system, event, fn, NULL);
 	if (!ev) {
 		snprintf(err, len, "out of memory");
@@ -135,86 +116,43 @@ static struct tracefs_dynevent *kprobe_define(const char *system, const char *ev
 
 static int kprobe_supported(const struct tracer *t, char *reason, size_t len)
 {
-	char system[32], event[64], fn[128], path[4096];
-	struct tracefs_dynevent *ev;
-	struct stat st;
-	int ret;
+	char system[32], event[64], fn[128];
 
-	if (!tracefs_tracing_dir()) {
-		snprintf(reason, len, "cannot find or mount tracefs: %s", strerror(errno));
+	if (dynprobe_available("kprobe_events", "KPROBE_EVENTS", reason, len))
 		return TT_SKIP;
-	}
-	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs_tracing_dir());
-	if (stat(path, &st)) {
-		if (errno == ENOENT)
-			snprintf(reason, len, "kernel built without CONFIG_KPROBE_EVENTS "
-				 "(no 'kprobe_events' in tracefs)");
-		else
-			snprintf(reason, len, "cannot access '%s': %s", path, strerror(errno));
-		return TT_SKIP;
-	}
 	if (kprobe_func(t, fn, sizeof(fn), reason, len))
 		return TT_SKIP;
 	names_of(fn, system, sizeof(system), event, sizeof(event));
-	ev = kprobe_define(system, event, fn, reason, len);
-	if (!ev)
-		return TT_SKIP;
-	ret = tt_tracefs_probe(system, event, reason, len) ? TT_SKIP : TT_OK;
-	kprobe_delete(&ev);
-	return ret;
+	return dynprobe_try(kprobe_define(system, event, fn, reason, len), system, event, "kprobe",
+			    reason, len);
 }
 
 static int kprobe_setup(struct tracer *t)
 {
 	struct kprobe_priv *p = calloc(1, sizeof(*p));
-	int64_t kb;
-	int env;
 
 	if (!p)
 		return tracer_error(t, "out of memory");
 	t->priv = p;
+	p->d.kind = "kprobe";
 	if (kprobe_func(t, p->fn, sizeof(p->fn), t->err, sizeof(t->err)))
 		return TT_SKIP;
-	names_of(p->fn, p->system, sizeof(p->system), p->event, sizeof(p->event));
-	p->ev = kprobe_define(p->system, p->event, p->fn, t->err, sizeof(t->err));
-	if (!p->ev)
+	names_of(p->fn, p->d.system, sizeof(p->d.system), p->d.event, sizeof(p->d.event));
+	p->d.ev = kprobe_define(p->d.system, p->d.event, p->fn, t->err, sizeof(t->err));
+	if (!p->d.ev)
 		return TT_FAIL;
-	env = tt_buffer_kb_env(&kb, t->err, sizeof(t->err));
-	if (env < 0)
-		return TT_FAIL;
-	if (!env && tt_buffer_kb_for(t, p->system, p->event, &kb))
-		return TT_FAIL;
-	p->inst = tt_instance_setup(kb, t->err, sizeof(t->err));
 	debug("%s: on '%s'", t->name, p->fn);
-	return p->inst ? TT_OK : TT_FAIL;
+	return dynprobe_instance(t, &p->d);
 }
 
-/* Enabling the event arms the kprobe: ftrace's call site or a breakpoint. */
 static int kprobe_start(struct tracer *t, pid_t pid)
 {
-	struct kprobe_priv *p = t->priv;
-
-	return tt_instance_arm(p->inst, pid, p->system, p->event, t->err, sizeof(t->err))
-		? TT_FAIL : TT_OK;
+	return dynprobe_start(t, &((struct kprobe_priv *)t->priv)->d, pid);
 }
 
-/* Hits as in ftrace:syscall: every record the ring buffer took or lost. */
 static int kprobe_stop(struct tracer *t, struct tt_hits *out)
 {
-	struct kprobe_priv *p = t->priv;
-	struct tt_rb_stats st;
-
-	if (tt_instance_disarm(p->inst, p->system, p->event))
-		return tracer_error(t, "cannot stop event '%s:%s': %s",
-				    p->system, p->event, strerror(errno));
-	if (tt_instance_stats(p->inst, &st))
-		return tracer_error(t, "cannot read ring-buffer stats of '%s': %s",
-				    tracefs_instance_get_name(p->inst), strerror(errno));
-	tt_rb_count(&st, &out->hits, &out->lost);
-	out->consumer_ns = 0;
-	debug("%s: entries %ld overrun %ld dropped %ld", t->name, st.entries, st.overrun,
-	      st.dropped);
-	return TT_OK;
+	return dynprobe_stop(t, &((struct kprobe_priv *)t->priv)->d, out);
 }
 
 static void kprobe_teardown(struct tracer *t)
@@ -223,11 +161,7 @@ static void kprobe_teardown(struct tracer *t)
 
 	if (!p)
 		return;
-	if (p->inst)
-		tt_instance_disarm(p->inst, p->system, p->event);
-	/* The instance first: while it is there the event may be enabled in it. */
-	tt_instance_destroy(&p->inst);
-	kprobe_delete(&p->ev);
+	dynprobe_release(&p->d);
 	free(p);
 	t->priv = NULL;
 }

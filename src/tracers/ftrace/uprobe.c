@@ -11,20 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs.h>
 
 #include "base/elf_sym.h"
 #include "base/tracefs_util.h"
+#include "tracers/ftrace/dynprobe.h"
 #include "tracers/tracer.h"
 #include "base/util.h"
 
 struct uprobe_priv {
-	struct tracefs_instance *inst;
-	struct tracefs_dynevent *ev;   /* created in the kernel while set */
-	char system[32], event[64];
+	struct dynprobe d;
 	int64_t profile0;              /* uprobe_profile's count at start(), -1: unknown */
 };
 
@@ -83,24 +81,6 @@ static struct tracefs_dynevent *uprobe_define(const struct tracer *t, const char
 	return ev;
 }
 
-static void uprobe_delete(struct tracefs_dynevent **ev)
-{
-	char *sys = NULL, *name = NULL;
-
-	if (!*ev)
-		return;
-	/* force: disable it wherever it is still enabled, or the kernel says EBUSY */
-	if (tracefs_dynevent_destroy(*ev, true)) {
-		tracefs_dynevent_info(*ev, &sys, &name, NULL, NULL, NULL);
-		warning("cannot delete uprobe event '%s:%s': %s (try 'tracetax cleanup')",
-			sys ? sys : "", name ? name : "", strerror(errno));
-		free(sys);
-		free(name);
-	}
-	tracefs_dynevent_free(*ev);
-	*ev = NULL;
-}
-
 /*
  * A real probe: the kernel has uprobe events (CONFIG_UPROBE_EVENTS), accepts
  * ours at the function's offset, and lets us create an instance.
@@ -108,54 +88,27 @@ static void uprobe_delete(struct tracefs_dynevent **ev)
 static int uprobe_supported(const struct tracer *t, char *reason, size_t len)
 {
 	char system[32], event[64];
-	struct tracefs_dynevent *ev;
-	char path[4096];
-	struct stat st;
-	int ret;
 
-	if (!tracefs_tracing_dir()) {
-		snprintf(reason, len, "cannot find or mount tracefs: %s", strerror(errno));
+	if (dynprobe_available("uprobe_events", "UPROBE_EVENTS", reason, len))
 		return TT_SKIP;
-	}
-	snprintf(path, sizeof(path), "%s/uprobe_events", tracefs_tracing_dir());
-	if (stat(path, &st)) {
-		/* not being allowed to look is not the same as not being there */
-		if (errno == ENOENT)
-			snprintf(reason, len, "kernel built without CONFIG_UPROBE_EVENTS "
-				 "(no 'uprobe_events' in tracefs)");
-		else
-			snprintf(reason, len, "cannot access '%s': %s", path, strerror(errno));
-		return TT_SKIP;
-	}
 	names_of(t, system, sizeof(system), event, sizeof(event));
-	ev = uprobe_define(t, system, event, reason, len);
-	if (!ev)
-		return TT_SKIP;
-	ret = tt_tracefs_probe(system, event, reason, len) ? TT_SKIP : TT_OK;
-	uprobe_delete(&ev);
-	return ret;
+	return dynprobe_try(uprobe_define(t, system, event, reason, len), system, event, "uprobe",
+			    reason, len);
 }
 
 static int uprobe_setup(struct tracer *t)
 {
 	struct uprobe_priv *p = calloc(1, sizeof(*p));
-	int64_t kb;
-	int env;
 
 	if (!p)
 		return tracer_error(t, "out of memory");
 	t->priv = p;
-	names_of(t, p->system, sizeof(p->system), p->event, sizeof(p->event));
-	p->ev = uprobe_define(t, p->system, p->event, t->err, sizeof(t->err));
-	if (!p->ev)
+	p->d.kind = "uprobe";
+	names_of(t, p->d.system, sizeof(p->d.system), p->d.event, sizeof(p->d.event));
+	p->d.ev = uprobe_define(t, p->d.system, p->d.event, t->err, sizeof(t->err));
+	if (!p->d.ev)
 		return TT_FAIL;
-	env = tt_buffer_kb_env(&kb, t->err, sizeof(t->err));
-	if (env < 0)
-		return TT_FAIL;
-	if (!env && tt_buffer_kb_for(t, p->system, p->event, &kb))
-		return TT_FAIL;
-	p->inst = tt_instance_setup(kb, t->err, sizeof(t->err));
-	return p->inst ? TT_OK : TT_FAIL;
+	return dynprobe_instance(t, &p->d);
 }
 
 /*
@@ -171,7 +124,7 @@ static int64_t profile_hits(const struct uprobe_priv *p)
 	long long n;
 
 	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (sscanf(line, "%4095s %127s %lld", file, name, &n) == 3 && !strcmp(name, p->event))
+		if (sscanf(line, "%4095s %127s %lld", file, name, &n) == 3 && !strcmp(name, p->d.event))
 			hits = hits < 0 ? n : -1;	/* same name in another group: ambiguous */
 	free(text);
 	return hits;
@@ -186,8 +139,7 @@ static int uprobe_start(struct tracer *t, pid_t pid)
 	 * Enabling the event registers the uprobe: the kernel writes a
 	 * breakpoint into every mapping of the file, the workload's included.
 	 */
-	return tt_instance_arm(p->inst, pid, p->system, p->event, t->err, sizeof(t->err))
-		? TT_FAIL : TT_OK;
+	return dynprobe_start(t, &p->d, pid);
 }
 
 /*
@@ -198,22 +150,15 @@ static int uprobe_start(struct tracer *t, pid_t pid)
 static int uprobe_stop(struct tracer *t, struct tt_hits *out)
 {
 	struct uprobe_priv *p = t->priv;
-	struct tt_rb_stats st;
 	int64_t prof;
 
-	if (tt_instance_disarm(p->inst, p->system, p->event))
-		return tracer_error(t, "cannot stop event '%s:%s': %s",
-				    p->system, p->event, strerror(errno));
-	if (tt_instance_stats(p->inst, &st))
-		return tracer_error(t, "cannot read ring-buffer stats of '%s': %s",
-				    tracefs_instance_get_name(p->inst), strerror(errno));
-	tt_rb_count(&st, &out->hits, &out->lost);
-	out->consumer_ns = 0;
+	if (dynprobe_stop(t, &p->d, out))
+		return TT_FAIL;
 	prof = profile_hits(p);
 	if (prof >= 0 && p->profile0 >= 0)
 		prof -= p->profile0;
-	debug("%s: entries %ld overrun %ld dropped %ld; uprobe_profile counted %ld hits of "
-	      "'%s' in all processes", t->name, st.entries, st.overrun, st.dropped, prof, p->event);
+	debug("%s: uprobe_profile counted %ld hits of '%s' in all processes", t->name, prof,
+	      p->d.event);
 	if (prof >= 0 && prof < out->hits)
 		return tracer_error(t, "uprobe_profile counted %ld hits, the ring buffer %ld",
 				    prof, out->hits);
@@ -226,11 +171,7 @@ static void uprobe_teardown(struct tracer *t)
 
 	if (!p)
 		return;
-	if (p->inst)
-		tt_instance_disarm(p->inst, p->system, p->event);
-	/* The instance first: while it is there the event may be enabled in it. */
-	tt_instance_destroy(&p->inst);
-	uprobe_delete(&p->ev);
+	dynprobe_release(&p->d);
 	free(p);
 	t->priv = NULL;
 }
