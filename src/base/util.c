@@ -124,6 +124,63 @@ int read_file_str(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+char *slurp_fd(int fd, size_t max, size_t *len)
+{
+	size_t cap = max < (1 << 16) ? max : 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+
+	if (!buf)
+		die("out of memory");
+	while (n < max) {
+		ssize_t got;
+
+		if (n == cap) {
+			cap = cap * 2 < max ? cap * 2 : max;
+			buf = realloc(buf, cap + 1);
+			if (!buf)
+				die("out of memory");
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+void utc_iso(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%s", "");
+}
+
+int utc_parse(const char *iso, time_t *t)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!end || *end)
+		return -1;
+	*t = timegm(&tm);
+	return 0;
+}
+
 int write_file_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);

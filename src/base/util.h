@@ -27,6 +27,12 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC in seconds: for deadlines and durations, not for timing a loop. */
+static inline double now_s(void)
+{
+	return (double)now_ns() / 1e9;
+}
+
 /* CPU time of this whole process (all threads), ns. */
 uint64_t process_cpu_ns(void);
 uint64_t thread_cpu_ns(void);
@@ -34,6 +40,22 @@ uint64_t thread_cpu_ns(void);
 /* Read a small file into buf, trailing newline cut; -1 on error. */
 int read_file_str(const char *path, char *buf, size_t len);
 int write_file_str(const char *path, const char *s);
+
+/*
+ * All of @fd, up to @max bytes (a larger file is cut there: read max + 1
+ * to tell "too large"), NUL-terminated, its length in *@len (may be NULL).
+ * NULL with errno on a read error.
+ */
+char *slurp_fd(int fd, size_t max, size_t *len);
+
+/*
+ * Times as tracetax writes them, ISO 8601 UTC to the second,
+ * "2025-01-02T03:04:05Z": @t so written into @buf (UTC_ISO_LEN bytes are
+ * enough), and read back, strictly (the whole string): 0, or -1.
+ */
+#define UTC_ISO_LEN 32
+void utc_iso(time_t t, char *buf, size_t len);
+int utc_parse(const char *iso, time_t *t);
 
 /* Strict number parsing: whole string, in range; -1 on error. */
 int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);

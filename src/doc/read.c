@@ -272,42 +272,6 @@ int doc_parse(struct doc *d, char *text, size_t len, char *err, size_t errlen)
 	return read_results(&x, d->json, &d->r);
 }
 
-/* Reads at most DOC_MAX_BYTES + 1: one more says "too large" without reading it all. */
-static char *slurp(int fd, size_t *len)
-{
-	const size_t limit = (size_t)DOC_MAX_BYTES + 1;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-
-	if (!buf)
-		die("out of memory");
-	while (n < limit) {
-		ssize_t got;
-
-		if (n == cap) {
-			cap = cap * 2 < limit ? cap * 2 : limit;
-			buf = realloc(buf, cap + 1);
-			if (!buf)
-				die("out of memory");
-		}
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int e = errno;
-
-			free(buf);
-			errno = e;
-			return NULL;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
 
 int doc_read_file(struct doc *d, const char *path, char *err, size_t errlen)
 {
@@ -327,7 +291,8 @@ int doc_read_file(struct doc *d, const char *path, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
-	text = slurp(fd, &len);
+	/* at most DOC_MAX_BYTES + 1: one more says "too large" without reading it all */
+	text = slurp_fd(fd, (size_t)DOC_MAX_BYTES + 1, &len);
 	if (!text)
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 	if (fd != STDIN_FILENO)

@@ -228,15 +228,6 @@ static void tool_versions(char *buf, size_t len)
 		copy_str(buf, len, "none");
 }
 
-static void start_time(char *buf, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&now, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* Run by `tracetax run --kernel` inside its VM (measure/vm.c): its accelerator. */
 static void vm_accel(char *buf, size_t len)
 {
@@ -253,7 +244,7 @@ void environment_collect(struct environment *env)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(env, 0, sizeof(*env));
-	start_time(env->started, sizeof(env->started));
+	utc_iso(time(NULL), env->started, sizeof(env->started));
 	if (uname(&u) == 0) {
 		copy_str(env->kernel, sizeof(env->kernel), u.release);
 		copy_str(env->kernel_version, sizeof(env->kernel_version), u.version);

@@ -44,14 +44,6 @@ static const char *syscall_name(long nr)
 	return NULL;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The cgroup v2 id of @path (its inode) and its depth under the mount. */
 static int cgroup_id(const char *path, uint64_t *id, uint32_t *level, char *err, size_t len)
 {

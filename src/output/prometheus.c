@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/util.h"
 #include "output/export.h"
 
 static const char *const status_name[] = { "ok", "skipped", "failed" };
@@ -74,14 +75,9 @@ static void value(FILE *f, double v)
 /* ISO 8601 UTC "2025-01-02T03:04:05Z" to seconds since the epoch; NaN if not. */
 static double epoch_of(const char *iso)
 {
-	struct tm tm;
-	const char *end;
+	time_t t;
 
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (!end || *end)
-		return NAN;
-	return (double)timegm(&tm);
+	return utc_parse(iso, &t) ? NAN : (double)t;
 }
 
 enum kind { NS, COUNT };

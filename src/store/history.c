@@ -195,12 +195,10 @@ static int budgets_table(struct store *s)
 int store_record_budget(struct store *s, const char *doc, int64_t *id, char *err, size_t errlen)
 {
 	struct db_stmt *st;
-	char now[32];
-	time_t t = time(NULL);
-	struct tm tm;
+	char now[UTC_ISO_LEN];
 	int ret = 0;
 
-	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	utc_iso(time(NULL), now, sizeof(now));
 	if (budgets_table(s) ||
 	    !(st = db_prepare(s, "INSERT INTO budgets (recorded, document) VALUES (?1, ?2) RETURNING id")))
 		return store_fail(s, "cannot record the budget", err, errlen);

@@ -178,22 +178,13 @@ const char *store_name(const struct store *s)
 	return s->path;
 }
 
-static void utc_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 int store_record(struct store *s, const struct results *r, const char *doc, const char *host_id,
 		 int64_t *id, char *err, size_t errlen)
 {
 	struct db_stmt *st = NULL;
 	char now[32];
 
-	utc_now(now, sizeof(now));
+	utc_iso(time(NULL), now, sizeof(now));
 	if (db_begin(s, false))
 		return store_fail(s, "cannot record the run in", err, errlen);
 	if (!(st = db_prepare(s, "INSERT INTO runs (recorded, document, host_id) VALUES (?, ?, ?) "

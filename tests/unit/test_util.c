@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "base/cpuinfo.h"
@@ -87,10 +88,51 @@ static void test_cpuinfo(void **state)
 	assert_true(s.mhz[0] == 2100.5 && s.mhz[1] == 1900);
 }
 
+/* The one ISO 8601 writer and reader: UTC to the second, the whole string or nothing. */
+static void test_utc_iso(void **state)
+{
+	char buf[UTC_ISO_LEN];
+	time_t t;
+
+	(void)state;
+	utc_iso(1735787045, buf, sizeof(buf));
+	assert_string_equal(buf, "2025-01-02T03:04:05Z");
+	assert_int_equal(utc_parse(buf, &t), 0);
+	assert_int_equal(t, 1735787045);
+	assert_int_equal(utc_parse("2025-01-02T03:04:05Z junk", &t), -1);
+	assert_int_equal(utc_parse("2025-01-02 03:04:05", &t), -1);
+	assert_int_equal(utc_parse("", &t), -1);
+}
+
+/* The one slurp: all of a pipe, or up to its cap, NUL-terminated. */
+static void test_slurp_fd(void **state)
+{
+	int fd[2];
+	size_t len;
+	char *s;
+
+	(void)state;
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(write(fd[1], "0123456789", 10), 10);
+	close(fd[1]);
+	s = slurp_fd(fd[0], 4, &len);
+	assert_int_equal(len, 4);
+	assert_string_equal(s, "0123");
+	free(s);
+	s = slurp_fd(fd[0], 100, &len);
+	assert_int_equal(len, 6);
+	assert_string_equal(s, "456789");
+	free(s);
+	close(fd[0]);
+	assert_null(slurp_fd(-1, 10, &len));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_count),
+		cmocka_unit_test(test_utc_iso),
+		cmocka_unit_test(test_slurp_fd),
 		cmocka_unit_test(test_json_num),
 		cmocka_unit_test(test_cpuinfo),
 	};

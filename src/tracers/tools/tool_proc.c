@@ -12,6 +12,7 @@
 #include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,31 +96,14 @@ void tool_file(const struct tool *tl, const char *name, char *buf, size_t len)
 
 char *tool_slurp(const struct tool *tl, const char *name)
 {
-	char path[PATH_MAX], *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n;
+	char path[PATH_MAX], *buf;
 	int fd;
 
 	tool_file(tl, name, path, sizeof(path));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
-	do {
-		if (cap - len < 65536) {
-			char *b = realloc(buf, cap = cap * 2 + 65536);
-
-			if (!b) {
-				free(buf);
-				close(fd);
-				return NULL;
-			}
-			buf = b;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n > 0)
-			len += (size_t)n;
-	} while (n > 0 || (n < 0 && errno == EINTR));
+	buf = slurp_fd(fd, SIZE_MAX - 1, NULL);
 	close(fd);
-	buf[len] = '\0';
 	return buf;
 }
 
