@@ -45,12 +45,14 @@ def main(argv):
     # passed: almost anything is a valid schema. Ours says what it is.
     if not isinstance(schema, dict) or "$schema" not in schema:
         fail(f"'{schema_path}' is not a JSON schema: no '$schema' (usage: FILE [SCHEMA])")
-    # A budget document (docs/budget.md) and a pair document (`tracetax
+    # A budget document (docs/budget.md), an attached one (budget --attached) and a pair document (`tracetax
     # pair`) have their own definitions in the schema.
     defs = schema.get("$defs", {})
     own = None
     if isinstance(doc, dict) and doc.get("kind") == "budget" and "budget" in defs:
         own = "budget"
+    elif isinstance(doc, dict) and doc.get("kind") == "attached" and "attached" in defs:
+        own = "attached"
     elif isinstance(doc, dict) and "start_probe" in doc and "pair_document" in defs:
         own = "pair_document"
     if own:

@@ -289,6 +289,17 @@ static int loaded_by_us(__u32 id)
 	return 0;
 }
 
+int activity_bpf_ours(__u32 id)
+{
+	__u32 ours[256];
+	size_t n = prog_ids_of("self", ours, sizeof(ours) / sizeof(ours[0]));
+
+	for (size_t i = 0; i < n; i++)
+		if (ours[i] == id)
+			return 1;
+	return loaded_by_us(id);
+}
+
 /* Tracing programs loaded, by id; 1 if they cannot be listed (no permission). */
 static int bpf_items(struct items *it)
 {

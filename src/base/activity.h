@@ -75,6 +75,9 @@ void activity_own_bpf_prog(int fd);
 /* The same for every BPF program process @pid holds: a tool we run (bpftrace). */
 void activity_own_bpf_of(pid_t pid);
 
+/* 1 if BPF program @id is this process's: held by it, or loaded by it (declared above). */
+int activity_bpf_ours(unsigned int id);
+
 /*
  * A ptracer of any thread of @pid other than @ours (TracerPid in
  * /proc/<pid>/task/<tid>/status), 0 if none or if @pid is gone.

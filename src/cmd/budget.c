@@ -34,6 +34,7 @@
 
 static const char usage_budget[] =
 	"usage: tracetax budget -t TRACERS [options]\n"
+	"   or: tracetax budget --attached [--for SECONDS] [--json FILE]\n"
 	"\n"
 	"What each tracer would cost this box now: the events its hooks would see,\n"
 	"counted for a while, times its measured cost per event (docs/budget.md).\n"
@@ -54,7 +55,9 @@ static const char usage_budget[] =
 	"      --json FILE         write the budget document; '-': to stdout\n"
 	"      --store PATH        the results store to read costs from and record in\n"
 	"      --no-store          record nothing (stored costs are still read)\n"
-	"  -q, --quiet             no progress lines\n";
+	"  -q, --quiet             no progress lines\n"
+	"      --attached          what the tracing already attached costs, not -t's\n"
+	"                          (tracetax budget --attached --help)\n";
 
 #define BUDGET_MAX_ARGS 16	/* -t or -w options */
 
@@ -407,6 +410,11 @@ int cmd_budget(int argc, char **argv)
 
 	if (!b)
 		die("out of memory");
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--attached")) {
+			free(b);
+			return cmd_budget_attached(argc, argv);
+		}
 	parse(argc, argv, &a);
 	/* the tracers, checked and expanded as run does */
 	run_args_for(&a, NULL, &ra);

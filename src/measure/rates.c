@@ -106,7 +106,8 @@ static void by_comm(const struct budget_proc *procs, int n, struct budget_rates 
 	free(c);
 }
 
-static void read_counts(struct budget_bpf *skel, struct budget_rates *r)
+static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
+			struct budget_rates *r)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *vals = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*vals));
@@ -157,6 +158,10 @@ static void read_counts(struct budget_bpf *skel, struct budget_rates *r)
 		prev = &key;
 	}
 	r->nprocs = nprocs;
+	if (o->all) {
+		*o->nall = nprocs < o->max_all ? nprocs : o->max_all;
+		memcpy(o->all, procs, (size_t)*o->nall * sizeof(*procs));
+	}
 	by_comm(procs, nprocs, r);
 	qsort(procs, (size_t)nprocs, sizeof(*procs), cmp_proc);
 	for (int i = 0; i < nprocs && i < BUDGET_TOP_PROCS; i++)
@@ -256,7 +261,7 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 		ret = 128 + signals_interrupted();
 		goto out;
 	}
-	read_counts(skel, r);
+	read_counts(o, skel, r);
 	if (stats_fd >= 0)
 		self_cost(skel, r, 0, 0);
 	ret = 0;

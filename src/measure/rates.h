@@ -12,6 +12,10 @@ struct rates_opts {
 	pid_t pid;                /* 0: every process */
 	const char *cgroup;       /* a cgroup v2 directory; NULL: every cgroup */
 	const char *target;       /* a syscall name; NULL: every syscall */
+	/* non-NULL: every process's count (up to @max_all) here, their number in *@nall */
+	struct budget_proc *all;
+	int max_all;
+	int *nall;
 };
 
 /*

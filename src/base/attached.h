@@ -1,0 +1,120 @@
+/*
+ * Every tracing consumer on this machine, and who holds it: the detailed,
+ * attributed form of the probe in activity.h, for `tracetax budget
+ * --attached`. Read only: /proc, tracefs and the BPF object ids are read,
+ * nothing is written, enabled or attached. Two things are opened and closed
+ * again: a BPF object by its id or pin (to read its info), and another
+ * process's perf event fd (pidfd_getfd, to read its count).
+ *
+ * Found:
+ *   - BPF programs of the tracing types (tracepoint, raw_tracepoint,
+ *     kprobe, perf_event, tracing: fentry/fexit, lsm), each with its attach
+ *     points (bpf_task_fd_query on the holders' perf-event and link fds, the
+ *     link's info for fentry/fexit), its holders (/proc/PID/fdinfo: prog_id,
+ *     link_id) and pins (bpffs); run_cnt and run_time_ns as the kernel has
+ *     them (they grow only while BPF stats are on)
+ *   - perf events that other processes hold without a BPF program (perf
+ *     trace, perf record), per process, with their counts
+ *   - ftrace: the top level and each instance with events or a tracer on,
+ *     their readers (processes with a file of theirs open), the per-CPU
+ *     written, lost and dropped counts; dynamic (kprobe, uprobe) events
+ *   - processes under ptrace (TracerPid) and under seccomp filters, with
+ *     their supervisor (the tracer, where there is one)
+ *   - audit rules, where audit is enabled (`auditctl -s`, `auditctl -l`)
+ *
+ * What is this process's is left out, as activity.h does.
+ */
+#ifndef TRACETAX_ATTACHED_H
+#define TRACETAX_ATTACHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum att_kind { ATT_BPF, ATT_PERF, ATT_FTRACE, ATT_DYNEVENT, ATT_PTRACE, ATT_SECCOMP, ATT_AUDIT };
+
+#define ATT_MAX_HOLDERS 8
+#define ATT_MAX_COUNTS 64
+
+/* A process that holds or supervises a consumer. */
+struct att_proc {
+	pid_t pid;
+	char comm[16];
+	char cmdline[128];        /* argv, space separated, cut */
+};
+
+/* One perf event's count, by its id (PERF_EVENT_IOC_ID): deltas pair them. */
+struct att_count {
+	uint64_t id;
+	uint64_t value;
+};
+
+struct att_consumer {
+	enum att_kind kind;
+	char key[160];            /* its identity across samples: "bpf prog 42", "perf pid 7" */
+	char mech[32];            /* tracepoint, raw_tracepoint, kprobe, uprobe, fentry, ftrace, ptrace... */
+	char what[512];           /* attach points, events, the tracee, the rule */
+	char name[64];            /* BPF program's name, instance's name */
+	uint32_t prog_id;
+	char pin[256];            /* a bpffs path it is pinned at; "" none */
+	struct att_proc holders[ATT_MAX_HOLDERS];
+	int nholders;
+	pid_t target;             /* ptrace, seccomp: the process whose syscalls it sees */
+	char target_comm[16];
+	/* counters as read at the sample; counted false: @why says why not */
+	bool counted;
+	char why[160];
+	uint64_t run_cnt, run_ns;             /* BPF */
+	uint64_t written, lost;               /* ftrace, over every CPU */
+	struct att_count counts[ATT_MAX_COUNTS];  /* perf */
+	int ncounts;
+};
+
+struct att_list {
+	struct att_consumer *v;
+	size_t n, cap;
+	bool bpf_unknown;         /* BPF objects could not be listed (no permission) */
+	bool tracefs_unknown;
+	bool proc_partial;        /* some processes could not be read (not root) */
+	char audit[160];          /* "off", "on (enabled 1), N rules", "unknown: ..." */
+};
+
+/* 0, or -1 with errno (out of memory). What cannot be read is flagged in @l. */
+int att_scan(struct att_list *l);
+void att_release(struct att_list *l);
+/* The consumer of @key in @l, or NULL. */
+const struct att_consumer *att_find(const struct att_list *l, const char *key);
+const char *att_kind_name(enum att_kind k);
+
+/* Internals of attached*.c: a new zeroed consumer at the end of @l (NULL: out of memory). */
+struct att_consumer *att_add(struct att_list *l, enum att_kind kind);
+void att_proc_read(pid_t pid, struct att_proc *p);
+void att_holder_add(struct att_consumer *c, pid_t pid);
+/* The sampling of each source, in attached_bpf.c, attached_proc.c, attached_ftrace.c. */
+enum att_fd_type { FD_PROG, FD_LINK, FD_PERF, FD_NOTIFY, FD_TRACEFS };
+struct att_fd {
+	pid_t pid;
+	int fd;
+	enum att_fd_type type;
+	uint32_t prog_id, link_id;  /* fdinfo's, or bpf_task_fd_query's */
+	bool queried;               /* bpf_task_fd_query answered: the fields below */
+	uint32_t fd_type;           /* BPF_FD_TYPE_* */
+	char name[256];             /* tracepoint, function or file */
+	uint64_t offset, addr;
+	char path[256];             /* FD_TRACEFS: under the tracing dir */
+};
+struct att_fds {
+	struct att_fd *v;
+	size_t n, cap;
+	pid_t self;
+};
+int att_fds_scan(struct att_fds **out, struct att_list *l);
+void att_fds_release(struct att_fds *f);
+int att_bpf_scan(struct att_list *l, const struct att_fds *f);
+int att_perf_scan(struct att_list *l, const struct att_fds *f);
+int att_task_scan(struct att_list *l);
+int att_ftrace_scan(struct att_list *l, const struct att_fds *f);
+int att_audit_scan(struct att_list *l);
+
+#endif

@@ -1,0 +1,226 @@
+/*
+ * ftrace and audit consumers (attached.h). An ftrace buffer (the top level
+ * or an instance) is a consumer while it has events or a tracer on; its
+ * readers are the processes with a file of it open (trace_pipe,
+ * per_cpu/cpuN/trace_pipe_raw); what it took is the sum over CPUs of
+ * per_cpu/cpuN/stats: entries + overrun + read events (every event written,
+ * whether still there, overwritten or read), and dropped events (not
+ * written: the buffer was full). Audit is read with auditctl -s and -l,
+ * which only list.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "base/attached.h"
+#include "base/tracefs_util.h"
+
+/* The lines of a tracefs list file, "; " joined into @out */
+static int list_file(const char *path, char *out, size_t len)
+{
+	char *line = NULL;
+	size_t cap = 0, used = strlen(out);
+	int n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0] || line[0] == '#')
+			continue;
+		used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s",
+					 used ? ", " : "", line);
+		if (used >= len)
+			used = len - 1;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	return n;
+}
+
+/* written and lost over every CPU of the buffer at @dir; -1 if no CPU's stats could be read */
+static int buffer_counts(const char *dir, struct att_consumer *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int read_any = 0;
+
+	for (long cpu = 0; cpu < ncpu; cpu++) {
+		char path[600], line[128];
+		unsigned long long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%ld/stats", dir, cpu);
+		if (!(f = fopen(path, "re")))
+			continue;
+		read_any = 1;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "entries: %llu", &v) == 1 ||
+			    sscanf(line, "read events: %llu", &v) == 1)
+				c->written += v;
+			else if (sscanf(line, "overrun: %llu", &v) == 1) {
+				c->written += v;
+				c->lost += v;
+			} else if (sscanf(line, "dropped events: %llu", &v) == 1)
+				c->lost += v;
+		}
+		fclose(f);
+	}
+	return read_any ? 0 : -1;
+}
+
+static int buffer(struct att_list *l, const struct att_fds *f, const char *tdir, const char *name)
+{
+	char dir[512], path[600], events[400] = "", tracer[64] = "";
+	struct att_consumer *c;
+	size_t plen;
+	FILE *t;
+
+	snprintf(dir, sizeof(dir), "%s%s%s", tdir, name[0] ? "/instances/" : "", name);
+	snprintf(path, sizeof(path), "%s/set_event", dir);
+	list_file(path, events, sizeof(events));
+	snprintf(path, sizeof(path), "%s/current_tracer", dir);
+	if ((t = fopen(path, "re"))) {
+		if (fgets(tracer, sizeof(tracer), t))
+			tracer[strcspn(tracer, "\n")] = '\0';
+		fclose(t);
+	}
+	if (!strcmp(tracer, "nop"))
+		tracer[0] = '\0';
+	if (!events[0] && !tracer[0])
+		return 0;
+	if (!(c = att_add(l, ATT_FTRACE)))
+		return -1;
+	snprintf(c->key, sizeof(c->key), "ftrace %s%s", name[0] ? "instance " : "top level", name);
+	snprintf(c->name, sizeof(c->name), "%s", name[0] ? name : "(top level)");
+	snprintf(c->mech, sizeof(c->mech), "ftrace");
+	snprintf(c->what, sizeof(c->what), "%s%s%s%s", events[0] ? "events " : "", events,
+		 events[0] && tracer[0] ? "; " : "", tracer[0] ? "tracer " : "");
+	if (tracer[0])
+		snprintf(c->what + strlen(c->what), sizeof(c->what) - strlen(c->what), "%s", tracer);
+	c->counted = !buffer_counts(dir, c);
+	if (!c->counted)
+		snprintf(c->why, sizeof(c->why), "its per-CPU stats could not be read");
+	/* its readers: a file under the buffer's directory, not under an instance of the top's */
+	snprintf(path, sizeof(path), "%s%s", name[0] ? "instances/" : "", name);
+	plen = strlen(path);
+	for (size_t i = 0; i < f->n; i++) {
+		const struct att_fd *e = &f->v[i];
+
+		if (e->type != FD_TRACEFS)
+			continue;
+		if (name[0] ? !strncmp(e->path, path, plen) && e->path[plen] == '/' :
+			      strncmp(e->path, "instances/", 10) != 0)
+			att_holder_add(c, e->pid);
+	}
+	return 0;
+}
+
+int att_ftrace_scan(struct att_list *l, const struct att_fds *f)
+{
+	const char *tdir = tracefs_tracing_dir();
+	char ours[64], path[600], group[64];
+	char **inst;
+	FILE *d;
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	if (!tdir || access(tdir, R_OK | X_OK) < 0) {
+		l->tracefs_unknown = true;
+		return 0;
+	}
+	tt_instance_name(ours, sizeof(ours));
+	if (buffer(l, f, tdir, ""))
+		return -1;
+	inst = tracefs_instances(NULL);
+	for (size_t i = 0; inst && inst[i] && !rc; i++)
+		if (strcmp(inst[i], ours))
+			rc = buffer(l, f, tdir, inst[i]);
+	tracefs_list_free(inst);
+	if (rc)
+		return -1;
+	/* kprobes and uprobes defined in tracefs: they cost where enabled, in a buffer above */
+	snprintf(group, sizeof(group), ":" TT_DYNEVENT_PREFIX "%d/", (int)getpid());
+	snprintf(path, sizeof(path), "%s/dynamic_events", tdir);
+	if (!(d = fopen(path, "re")))
+		return 0;
+	while (getline(&line, &cap, d) > 0) {
+		struct att_consumer *c;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0] || line[0] == '#' || strstr(line, group))
+			continue;
+		if (!(c = att_add(l, ATT_DYNEVENT))) {
+			rc = -1;
+			break;
+		}
+		snprintf(c->key, sizeof(c->key), "dynamic event %s", line);
+		snprintf(c->mech, sizeof(c->mech), "%s", line[0] == 'p' ? "kprobe" :
+			 line[0] == 'r' ? "kretprobe" : line[0] == 'e' ? "eprobe" : "dynamic event");
+		snprintf(c->what, sizeof(c->what), "%s", line);
+		snprintf(c->why, sizeof(c->why), "counted where it is enabled: an ftrace buffer "
+			 "above, or a perf or BPF consumer");
+	}
+	free(line);
+	fclose(d);
+	return rc;
+}
+
+int att_audit_scan(struct att_list *l)
+{
+	char line[512];
+	int enabled = -1, auditd = 0, n = 0;
+	FILE *p;
+
+	if (access("/sbin/auditctl", X_OK) && access("/usr/sbin/auditctl", X_OK)) {
+		snprintf(l->audit, sizeof(l->audit), "unknown: auditctl is not installed");
+		return 0;
+	}
+	/* read only: -s prints the status, -l the rules */
+	if (!(p = popen("auditctl -s 2>&1", "re"))) {
+		snprintf(l->audit, sizeof(l->audit), "unknown: cannot run auditctl: %s", strerror(errno));
+		return 0;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		sscanf(line, "enabled %d", &enabled);
+		sscanf(line, "pid %d", &auditd);
+	}
+	pclose(p);
+	if (enabled < 0) {
+		snprintf(l->audit, sizeof(l->audit), "unknown: auditctl -s said no 'enabled' (not root?)");
+		return 0;
+	}
+	if (!enabled) {
+		snprintf(l->audit, sizeof(l->audit), "off");
+		return 0;
+	}
+	if ((p = popen("auditctl -l 2>&1", "re"))) {
+		while (fgets(line, sizeof(line), p)) {
+			struct att_consumer *c;
+
+			line[strcspn(line, "\n")] = '\0';
+			if (!line[0] || !strcmp(line, "No rules"))
+				continue;
+			if (!(c = att_add(l, ATT_AUDIT))) {
+				pclose(p);
+				return -1;
+			}
+			n++;
+			snprintf(c->key, sizeof(c->key), "audit rule %s", line);
+			snprintf(c->mech, sizeof(c->mech), "audit");
+			snprintf(c->what, sizeof(c->what), "%s", line);
+			if (auditd > 0)
+				att_holder_add(c, auditd);
+		}
+		pclose(p);
+	}
+	snprintf(l->audit, sizeof(l->audit), "on (enabled %d), %d rule%s, auditd %d", enabled, n,
+		 n == 1 ? "" : "s", auditd);
+	return 0;
+}

@@ -1,0 +1,94 @@
+/*
+ * The attached document (docs/schema.md, "attached"): every consumer found,
+ * what it took over the window, and its owners. What was not counted is
+ * null, never 0.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "base/util.h"
+#include "doc/attached.h"
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *count(int64_t v)
+{
+	return v >= 0 ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s[0] ? json_string(s) : json_null();
+}
+
+static json_t *proc_json(const struct att_proc *p)
+{
+	return json_pack("{s:i, s:s, s:s}", "pid", (int)p->pid, "comm", p->comm, "cmdline",
+			 p->cmdline);
+}
+
+static json_t *row_json(const struct att_row *r)
+{
+	json_t *holders = json_array();
+
+	for (int k = 0; k < r->c.nholders; k++)
+		json_array_append_new(holders, proc_json(&r->c.holders[k]));
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o,"
+			 " s:o, s:o, s:o, s:o, s:o}",
+			 "kind", att_kind_name(r->c.kind), "key", r->c.key, "mechanism", r->c.mech,
+			 "attached_to", r->c.what, "name", str_or_null(r->c.name),
+			 "prog_id", r->c.prog_id ? json_integer(r->c.prog_id) : json_null(),
+			 "pin", str_or_null(r->c.pin), "holders", holders,
+			 "target_pid", r->c.target ? json_integer(r->c.target) : json_null(),
+			 "state", r->state, "why", str_or_null(r->why),
+			 "source", str_or_null(r->source), "seconds", num(r->seconds),
+			 "events", count(r->events), "per_s", num(r->rate), "lost", count(r->lost),
+			 "run_cnt", count(r->run_cnt), "run_time_ns", num(r->run_ns),
+			 "prog_ns_per_run", num(r->prog_ns));
+}
+
+static json_t *owner_json(const struct att_owner *o)
+{
+	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:f, s:f}",
+			 "pid", o->p.pid ? json_integer(o->p.pid) : json_null(), "comm", o->p.comm,
+			 "cmdline", o->p.cmdline, "consumers", o->nrows, "uncounted", o->nuncounted,
+			 "per_s", o->rate, "prog_ns_per_s", o->prog_ns_total);
+}
+
+char *attached_json_string(const struct attached *a, const struct environment *env)
+{
+	json_t *rows = json_array(), *owners = json_array(), *d;
+	char *text;
+
+	for (int i = 0; i < a->nrows; i++)
+		json_array_append_new(rows, row_json(&a->rows[i]));
+	for (int i = 0; i < a->nowners; i++)
+		json_array_append_new(owners, owner_json(&a->owners[i]));
+	d = json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:i}, s:f, s:i,"
+		      " s:{s:b, s:o, s:i, s:i}, s:{s:b, s:b, s:b, s:s}, s:{s:f, s:I, s:o},"
+		      " s:o, s:o}",
+		      "kind", "attached", "schema_version", ATTACHED_SCHEMA_VERSION,
+		      "environment", "hostname", env->hostname, "kernel", env->kernel,
+		      "tracetax_version", env->tracetax_version, "started", env->started,
+		      "cpus", env->cpus,
+		      "seconds", a->seconds, "cpus", a->cpus,
+		      "bpf_stats", "on", a->stats_on, "reason", str_or_null(a->stats_why),
+		      "sysctl_before", a->stats_sysctl_before, "sysctl_after", a->stats_sysctl_after,
+		      "unknown", "bpf", a->bpf_unknown, "tracefs", a->tracefs_unknown,
+		      "processes", a->proc_partial, "audit", a->audit,
+		      "syscalls", "seconds", a->rates.seconds, "events", (json_int_t)a->rates.events,
+		      "reason", str_or_null(a->rates_why),
+		      "consumers", rows, "owners", owners);
+	if (!d)
+		die("cannot build the attached document");
+	text = json_dumps(d, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	json_decref(d);
+	if (!text)
+		die("out of memory");
+	return text;
+}

@@ -1,0 +1,240 @@
+/*
+ * The attached consumers over a window (attached.h here): the box is
+ * sampled (base/attached.c), budget's syscall counter runs for the window
+ * (rates.c), the box is sampled again. What each consumer took is the
+ * difference of its own counters between the samples:
+ *   BPF        run_cnt (BPF stats are on from before the first sample to
+ *              after the second, through the BPF_ENABLE_STATS fd, which
+ *              turns them off when closed: kernel.bpf_stats_enabled is
+ *              never written)
+ *   ftrace     entries + overrun + read events over every CPU
+ *   perf       each event's count, paired by its id
+ *   ptrace, seccomp   the counter's syscall entries of the traced process
+ *   audit      the counter's syscall entries, of the rule's pid where it
+ *              names one, else of the whole box
+ * A consumer seen at one end only is "gone" or "appeared", never 0.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#include "base/signals.h"
+#include "base/util.h"
+#include "measure/attached.h"
+#include "measure/progstats.h"
+#include "measure/rates.h"
+
+#define ALL_PROCS 4096
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct att_row *row_add(struct attached *a, const struct att_consumer *c)
+{
+	struct att_row *r;
+
+	r = &a->rows[a->nrows++];
+	memset(r, 0, sizeof(*r));
+	r->c = *c;
+	r->events = r->lost = r->run_cnt = -1;
+	r->rate = r->prog_ns = r->run_ns = NAN;
+	return r;
+}
+
+static void not_counted(struct att_row *r, const char *fmt, const char *arg)
+{
+	snprintf(r->state, sizeof(r->state), "not counted");
+	snprintf(r->why, sizeof(r->why), fmt, arg);
+}
+
+/* The counter's syscall entries of @pid; -1 if the counter did not see it run */
+static int64_t proc_events(const struct budget_proc *all, int n, pid_t pid)
+{
+	for (int i = 0; i < n; i++)
+		if (all[i].pid == pid)
+			return all[i].events;
+	return -1;
+}
+
+static void syscall_row(struct attached *a, struct att_row *r, const struct budget_proc *all,
+			int nall)
+{
+	pid_t pid = r->c.target;
+	const char *p;
+
+	if (a->rates_why[0]) {
+		not_counted(r, "%s", a->rates_why);
+		return;
+	}
+	if (r->c.kind == ATT_AUDIT && (p = strstr(r->c.what, "pid=")))
+		pid = atoi(p + 4);
+	r->seconds = a->rates.seconds;
+	snprintf(r->source, sizeof(r->source), "syscall counter");
+	if (!pid) {
+		r->events = a->rates.events;
+	} else {
+		r->events = proc_events(all, nall, pid);
+		/* a process the counter never saw made no syscall in the window */
+		if (r->events < 0)
+			r->events = kill(pid, 0) && errno == ESRCH ? -1 : 0;
+		if (r->events < 0) {
+			snprintf(r->state, sizeof(r->state), "gone");
+			snprintf(r->why, sizeof(r->why), "process %d exited during the window", (int)pid);
+			return;
+		}
+	}
+	snprintf(r->state, sizeof(r->state), "counted");
+}
+
+static void delta_row(struct att_row *r, const struct att_consumer *b, const struct att_consumer *e,
+		      double seconds)
+{
+	int64_t n = 0;
+	int paired = 0;
+
+	r->seconds = seconds;
+	switch (r->c.kind) {
+	case ATT_BPF:
+		r->run_cnt = (int64_t)(e->run_cnt - b->run_cnt);
+		r->run_ns = (double)(e->run_ns - b->run_ns);
+		r->events = r->run_cnt;
+		r->prog_ns = r->run_cnt > 0 ? r->run_ns / (double)r->run_cnt : NAN;
+		snprintf(r->source, sizeof(r->source), "bpf run_cnt");
+		break;
+	case ATT_FTRACE:
+		r->events = (int64_t)(e->written - b->written);
+		r->lost = (int64_t)(e->lost - b->lost);
+		snprintf(r->source, sizeof(r->source), "ftrace per-cpu stats");
+		if (r->events < 0) {
+			not_counted(r, "%s", "its buffer was reset during the window");
+			return;
+		}
+		break;
+	case ATT_PERF:
+		for (int i = 0; i < b->ncounts; i++)
+			for (int k = 0; k < e->ncounts; k++)
+				if (b->counts[i].id == e->counts[k].id) {
+					n += (int64_t)(e->counts[k].value - b->counts[i].value);
+					paired++;
+				}
+		if (!paired) {
+			not_counted(r, "%s", "its events were replaced during the window");
+			return;
+		}
+		r->events = n;
+		snprintf(r->source, sizeof(r->source), "perf event counts");
+		break;
+	default:
+		return;
+	}
+	snprintf(r->state, sizeof(r->state), "counted");
+}
+
+/* The rows of the two samples; @b, @e: the samples, @dt their distance */
+static int rows_of(struct attached *a, const struct att_list *b, const struct att_list *e,
+		   double dt, const struct budget_proc *all, int nall)
+{
+	a->rows = calloc(b->n + e->n + 1, sizeof(*a->rows));
+	if (!a->rows)
+		return -1;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct att_consumer *c = &b->v[i], *end = att_find(e, c->key);
+		struct att_row *r = row_add(a, c);
+
+		if (!end) {
+			snprintf(r->state, sizeof(r->state), "gone");
+			snprintf(r->why, sizeof(r->why), "there at the start, not at the end");
+		} else if (c->kind == ATT_PTRACE || c->kind == ATT_SECCOMP || c->kind == ATT_AUDIT) {
+			syscall_row(a, r, all, nall);
+		} else if (c->kind == ATT_DYNEVENT) {
+			not_counted(r, "%s", c->why);
+		} else if (!c->counted || !end->counted) {
+			not_counted(r, "%s", c->counted ? end->why : c->why);
+		} else if (c->kind == ATT_BPF && !a->stats_on) {
+			not_counted(r, "no run count: %s", a->stats_why);
+		} else {
+			delta_row(r, c, end, dt);
+		}
+		if (r->events >= 0 && r->seconds > 0)
+			r->rate = (double)r->events / r->seconds;
+	}
+	for (size_t i = 0; i < e->n; i++)
+		if (!att_find(b, e->v[i].key)) {
+			struct att_row *r = row_add(a, &e->v[i]);
+
+			snprintf(r->state, sizeof(r->state), "appeared");
+			snprintf(r->why, sizeof(r->why), "not there at the start: part of the window");
+		}
+	return 0;
+}
+
+int attached_measure(const struct attached_opts *o, struct attached *a, char *err, size_t len)
+{
+	struct att_list b = { 0 }, e = { 0 };
+	struct rates_opts ro = { .seconds = o->seconds };
+	struct budget_proc *all = calloc(ALL_PROCS, sizeof(*all));
+	int nall = 0, stats_fd, ret = -1;
+	double t0, t1;
+
+	memset(a, 0, sizeof(*a));
+	if (!all)
+		die("out of memory");
+	a->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	a->stats_sysctl_before = progstats_sysctl();
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	a->stats_on = stats_fd >= 0;
+	if (stats_fd < 0)
+		snprintf(a->stats_why, sizeof(a->stats_why), "kernel refused BPF_ENABLE_STATS: %s",
+			 strerror(-stats_fd));
+	signals_doing("reading the box's tracing consumers");
+	if (att_scan(&b)) {
+		snprintf(err, len, "cannot read the consumers: %s", strerror(errno));
+		goto out;
+	}
+	t0 = mono_s();
+	ro.all = all;
+	ro.max_all = ALL_PROCS;
+	ro.nall = &nall;
+	ret = rates_count(&ro, &a->rates, a->rates_why, sizeof(a->rates_why));
+	if (ret >= 128)
+		goto out;
+	if (ret)
+		ret = 0;	/* rates_why says it: the syscall-hooking rows are not counted */
+	t1 = mono_s();
+	signals_doing("reading the box's tracing consumers");
+	if (att_scan(&e)) {
+		snprintf(err, len, "cannot read the consumers: %s", strerror(errno));
+		ret = -1;
+		goto out;
+	}
+	signals_doing(NULL);
+	a->seconds = t1 - t0;
+	a->bpf_unknown = b.bpf_unknown || e.bpf_unknown;
+	a->tracefs_unknown = b.tracefs_unknown || e.tracefs_unknown;
+	a->proc_partial = b.proc_partial || e.proc_partial;
+	snprintf(a->audit, sizeof(a->audit), "%s", e.audit);
+	if (rows_of(a, &b, &e, a->seconds, all, nall))
+		die("out of memory");
+	attached_owners(a);
+out:
+	if (stats_fd >= 0)
+		close(stats_fd);
+	a->stats_sysctl_after = progstats_sysctl();
+	att_release(&b);
+	att_release(&e);
+	free(all);
+	return ret;
+}

@@ -1,0 +1,64 @@
+/*
+ * `tracetax budget --attached`'s model (data only): every tracing consumer
+ * found on the box (base/attached.h) with what it took over the window
+ * (measure/attached.c), and the processes that hold them.
+ */
+#ifndef TRACETAX_RESULTS_ATTACHED_H
+#define TRACETAX_RESULTS_ATTACHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/attached.h"
+#include "results/budget.h"
+
+/* What a consumer took over the window. */
+struct att_row {
+	struct att_consumer c;    /* as found at the window's start (its end: "appeared") */
+	/*
+	 * "counted": both ends read, events is its count; "gone": there at the
+	 * start, not at the end; "appeared": the other way; "not counted": why
+	 * says. Only "counted" has events; the others' are -1, never 0.
+	 */
+	char state[16];
+	char why[200];
+	char source[48];          /* where the count comes from: "bpf run_cnt", "ftrace stats"... */
+	double seconds;           /* its window */
+	int64_t events;           /* -1: not counted */
+	double rate;              /* events/s; NaN: not counted */
+	int64_t lost;             /* ftrace: overwritten or dropped in the window; -1: n/a */
+	int64_t run_cnt;          /* BPF stats over the window */
+	double run_ns;
+	double prog_ns;           /* run_ns / run_cnt; NaN: no run or no stats */
+};
+
+/* The consumers one process holds or supervises (pid 0: nobody found: "unknown owner"). */
+struct att_owner {
+	struct att_proc p;
+	int nrows;
+	int nuncounted;           /* rows without a count: its rate is then a floor */
+	double rate;              /* sum of its counted rows' events/s */
+	double prog_ns_total;     /* sum of counted BPF run_ns / seconds: ns of CPU per s */
+};
+
+struct attached {
+	double seconds;           /* the window, measured */
+	int cpus;
+	struct att_row *rows;
+	int nrows;
+	struct att_owner *owners;
+	int nowners;
+	bool bpf_unknown, tracefs_unknown, proc_partial;
+	char audit[160];
+	bool stats_on;            /* BPF stats on for the window (BPF_ENABLE_STATS) */
+	char stats_why[200];      /* why not */
+	int stats_sysctl_before, stats_sysctl_after;  /* kernel.bpf_stats_enabled, -1 unreadable */
+	struct budget_rates rates;   /* the syscall counter's window */
+	char rates_why[256];      /* the counter could not run: syscall-hooking rows not counted */
+};
+
+/* The owners of @a's rows, by the first holder of each. */
+void attached_owners(struct attached *a);
+void attached_release(struct attached *a);
+
+#endif

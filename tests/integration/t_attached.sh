@@ -1,0 +1,168 @@
+# tracetax budget --attached, against real agents attached as a user would:
+# a bpftrace script counting getuid calls, `strace -f -p` and `perf trace -p`
+# on busy programs, an ftrace instance with a syscall event and a reader.
+# Discovery is exact (each agent's consumers are found, with its pid as
+# owner, and nothing else is said to be theirs), the rates agree with known
+# counts (the bpftrace program and the instance see the same getuid calls,
+# which are a third of the busy programs' syscalls), a program that goes
+# away during the window is "gone", not 0, and the box is as it was after
+# (BPF stats off, the instance and programs ours only). Bad input: -t with
+# --attached is one line and exit 2; unprivileged, one line says what needs root.
+. "$(dirname "$0")/lib.sh"
+need_root
+MIX=$B/tests/tt-syscall-mix
+ATTACH=$B/tests/tt-attach
+[ -x "$MIX" ] && [ -x "$ATTACH" ] || fail "no $MIX or $ATTACH: build them with make"
+T=/sys/kernel/tracing
+[ -d $T/instances ] || skip "no tracefs at $T"
+for tool in bpftrace strace perf; do
+	command -v $tool >/dev/null || skip "no $tool here (scripts/deps.sh test installs it)"
+done
+stats_before=$(cat /proc/sys/kernel/bpf_stats_enabled)
+
+INST=tt-agent-$$
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	if [ -d $T/instances/$INST ]; then
+		echo >$T/instances/$INST/set_event
+		rmdir $T/instances/$INST
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# bad input, before anything is read
+"$TT" budget --attached -t bpf:tp/count >"$TMP/bad.out" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$TMP/bad.out")" = 1 ] && grep -q "^tracetax: --attached .*-t 'bpf:tp/count'" "$TMP/bad.out" ||
+	fail "--attached -t: exit $rc: $(cat "$TMP/bad.out")"
+"$TT" budget --attached --for 0 >"$TMP/bad.out" 2>&1
+[ $? = 2 ] && grep -q "invalid --for '0'" "$TMP/bad.out" || fail "--for 0: $(cat "$TMP/bad.out")"
+if uid=$(id -u nobody 2>/dev/null) && command -v setpriv >/dev/null; then
+	setpriv --reuid="$uid" --regid="$(id -g nobody)" --clear-groups "$(readlink -f "$TT")" \
+		budget --attached >"$TMP/nonroot.out" 2>&1
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$TMP/nonroot.out")" = 1 ] && grep -q "needs root" "$TMP/nonroot.out" ||
+		fail "unprivileged: exit $rc: $(cat "$TMP/nonroot.out")"
+fi
+
+# the agents, each on a busy program of its own
+"$MIX" 2000000000 & m1=$!; pids+=($m1)
+"$MIX" 2000000000 & m2=$!; pids+=($m2)
+"$MIX" 2000000000 & m3=$!; pids+=($m3)
+bpftrace -e 'tracepoint:syscalls:sys_enter_getuid { @calls = count(); }' >"$TMP/bt.out" 2>&1 &
+bt=$!; pids+=($bt)
+strace -f -p $m2 -o /dev/null 2>"$TMP/strace.err" & st=$!; pids+=($st)
+perf trace -p $m3 -o /dev/null 2>"$TMP/perf.err" & pt=$!; pids+=($pt)
+mkdir $T/instances/$INST || fail "cannot make instance $INST"
+# the instance sees perf trace's tracee's getuid calls only: one per 3 syscalls
+echo "common_pid == $m3" >$T/instances/$INST/events/syscalls/sys_enter_getuid/filter
+echo syscalls:sys_enter_getuid >$T/instances/$INST/set_event
+cat $T/instances/$INST/trace_pipe >/dev/null & rd=$!; pids+=($rd)
+for _ in $(seq 100); do
+	grep -q "^Attaching" "$TMP/bt.out" && [ "$(awk '/TracerPid/{print $2}' /proc/$m2/status)" = $st ] && break
+	sleep 0.1
+done
+grep -q "^Attaching" "$TMP/bt.out" || fail "bpftrace did not attach: $(cat "$TMP/bt.out")"
+sleep 1	# perf trace has no line of its own to say it is attached
+kill -0 $pt || fail "perf trace failed: $(cat "$TMP/perf.err")"
+
+"$TT" budget --attached --for 3 --json "$TMP/a.json" >"$TMP/a.out" 2>"$TMP/a.err" ||
+	fail "budget --attached: exit $?: $(cat "$TMP/a.err" "$TMP/a.out")"
+cat "$TMP/a.out"
+python3 tests/validate_json.py "$TMP/a.json" docs/schema.json || fail "a.json: schema"
+python3 - "$TMP/a.json" "$bt $st $pt $rd" "$m1 $m2 $m3" "$INST" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+bt, st, pt, rd = map(int, sys.argv[2].split())
+mixes = list(map(int, sys.argv[3].split()))
+inst = sys.argv[4]
+assert d["bpf_stats"]["on"], d["bpf_stats"]
+def held_by(pid):
+    return [c for c in d["consumers"] if pid in [h["pid"] for h in c["holders"]]]
+def one(rows, kind, what):
+    got = [c for c in rows if c["kind"] == kind]
+    assert len(got) == 1, "%s: want one %s consumer, got %r" % (what, kind, got)
+    assert got[0]["state"] == "counted", got[0]
+    return got[0]
+# bpftrace: its tracepoint program, and its output perf events (no program)
+rows = held_by(bt)
+assert sorted(c["kind"] for c in rows) == ["bpf", "perf"], rows
+prog = one(rows, "bpf", "bpftrace")
+assert prog["mechanism"] == "tracepoint" and prog["attached_to"] == "sys_enter_getuid", prog
+assert prog["run_cnt"] == prog["events"] and prog["events"] > 0, prog
+assert prog["prog_ns_per_run"] > 0, prog
+# strace: exactly the tracee, by ptrace
+[c] = held_by(st)
+assert c["kind"] == "ptrace" and c["target_pid"] == mixes[1] and c["state"] == "counted", c
+assert c["events"] > 0, c
+# perf trace: perf events without a program, counted
+[c] = held_by(pt)
+assert c["kind"] == "perf" and c["state"] == "counted" and c["events"] > 0, c
+perf_rate = c["per_s"]
+# the reader's instance, with the event on
+[c] = held_by(rd)
+assert c["kind"] == "ftrace" and c["name"] == inst, c
+assert c["attached_to"] == "events syscalls:sys_enter_getuid", c
+ft = c
+# nothing else names the busy programs
+for c in d["consumers"]:
+    if c["target_pid"] in mixes:
+        assert c["kind"] == "ptrace" and c["target_pid"] == mixes[1], c
+# the owners: one row each
+owners = {o["pid"]: o for o in d["owners"] if o["pid"]}
+for pid, n in ((bt, 2), (st, 1), (pt, 1), (rd, 1)):
+    assert owners[pid]["consumers"] == n, owners.get(pid)
+# rates that must agree, counted apart: perf trace counts its tracee's
+# sys_enter and sys_exit, 6 events per round of 3 syscalls; the instance
+# the same tracee's getuid calls, one per round; the bpftrace program every
+# getuid call on the box, those of the other two busy programs too
+def near(a, b, tol, what):
+    assert abs(a - b) <= tol * max(a, b), "%s: %.0f vs %.0f" % (what, a, b)
+near(perf_rate, 6 * ft["per_s"], 0.10, "perf trace's events vs 6 x the instance's")
+assert ft["lost"] is not None, ft
+assert prog["per_s"] > ft["per_s"] * 1.2, (prog, ft)
+print("discovery: ok; bpftrace %.0f/s, instance %.0f/s, perf trace %.0f/s"
+      % (prog["per_s"], ft["per_s"], perf_rate))
+PY
+[ $? = 0 ] || exit 1
+
+# a program that goes away during the window is "gone", not 0
+"$ATTACH" syscalls:sys_enter_getuid >"$TMP/attach.out" 2>&1 & ap=$!; pids+=($ap)
+for _ in $(seq 100); do grep -q '^attached ' "$TMP/attach.out" && break; sleep 0.1; done
+id=$(sed -n 's/^attached //p' "$TMP/attach.out")
+[ -n "$id" ] || fail "tt-attach: $(cat "$TMP/attach.out")"
+"$TT" budget --attached --for 4 --json "$TMP/g.json" >"$TMP/g.out" 2>"$TMP/g.err" & bp=$!
+for _ in $(seq 6000); do grep -q "^counting" "$TMP/g.err" && break; sleep 0.1; done
+sleep 1.5
+kill $ap
+wait $bp || fail "budget --attached (gone): exit $?: $(cat "$TMP/g.err")"
+python3 - "$TMP/g.json" "$id" <<'PY' || exit 1
+import json, sys
+d, id = json.load(open(sys.argv[1])), int(sys.argv[2])
+[c] = [c for c in d["consumers"] if c["prog_id"] == id]
+assert c["state"] == "gone" and c["events"] is None and c["per_s"] is None, c
+PY
+
+# the agents gone, nothing of theirs is left, and the box is as it was
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+pids=()
+echo >$T/instances/$INST/set_event
+rmdir $T/instances/$INST
+"$TT" budget --attached --for 1 --json "$TMP/b.json" >/dev/null 2>"$TMP/b.err" ||
+	fail "budget --attached after: $(cat "$TMP/b.err")"
+python3 - "$TMP/b.json" "$bt $st $pt $rd" "$INST" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+agents = set(map(int, sys.argv[2].split()))
+for c in d["consumers"]:
+    assert not agents & {h["pid"] for h in c["holders"]}, "left: %r" % c
+    assert c["name"] != sys.argv[3], c
+assert d["bpf_stats"]["sysctl_before"] == d["bpf_stats"]["sysctl_after"], d["bpf_stats"]
+PY
+[ "$(cat /proc/sys/kernel/bpf_stats_enabled)" = "$stats_before" ] || fail "kernel.bpf_stats_enabled changed"
+assert_clean

@@ -1,0 +1,157 @@
+/*
+ * The attached consumers: owners grouped from hand-made rows (a holder, a
+ * seccomp filter's own process, nobody: "unknown owner", a floor where a
+ * row was not counted), and a real scan that finds a ptrace supervisor and
+ * a seccomp filter we set up on our own children, and not our own tracee.
+ */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "base/attached.h"
+#include "results/attached.h"
+
+static struct att_row row(enum att_kind kind, pid_t holder, pid_t target, double rate)
+{
+	struct att_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.c.kind = kind;
+	if (holder) {
+		r.c.holders[0].pid = holder;
+		snprintf(r.c.holders[0].comm, sizeof(r.c.holders[0].comm), "h%d", (int)holder);
+		r.c.nholders = 1;
+	}
+	r.c.target = target;
+	snprintf(r.c.target_comm, sizeof(r.c.target_comm), "t%d", (int)target);
+	r.rate = rate;
+	r.run_cnt = -1;
+	return r;
+}
+
+static void test_owners(void **state)
+{
+	struct att_row rows[] = {
+		row(ATT_BPF, 10, 0, 100), row(ATT_PERF, 10, 0, NAN), row(ATT_PTRACE, 20, 30, 5),
+		row(ATT_SECCOMP, 0, 40, 7), row(ATT_FTRACE, 0, 0, 50), row(ATT_BPF, 0, 0, 1),
+	};
+	struct attached a = { .rows = rows, .nrows = 6 };
+
+	(void)state;
+	rows[0].run_cnt = 10;
+	rows[0].run_ns = 2000;
+	rows[0].seconds = 2;
+	attached_owners(&a);
+	assert_int_equal(a.nowners, 4);
+	assert_int_equal(a.owners[0].p.pid, 10);
+	assert_int_equal(a.owners[0].nrows, 2);
+	assert_int_equal(a.owners[0].nuncounted, 1);	/* its rate is a floor */
+	assert_true(a.owners[0].rate == 100);
+	assert_true(a.owners[0].prog_ns_total == 1000);
+	assert_int_equal(a.owners[1].p.pid, 20);
+	/* a filter with no supervisor is its own process's */
+	assert_int_equal(a.owners[2].p.pid, 40);
+	assert_string_equal(a.owners[2].p.comm, "t40");
+	/* nobody holds the buffer or the pinned program: one unknown owner for both */
+	assert_int_equal(a.owners[3].p.pid, 0);
+	assert_string_equal(a.owners[3].p.comm, "unknown owner");
+	assert_int_equal(a.owners[3].nrows, 2);
+	assert_true(a.owners[3].rate == 51);
+	free(a.owners);
+}
+
+static const struct att_consumer *find_kind(const struct att_list *l, enum att_kind k, pid_t target)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == k && l->v[i].target == target)
+			return &l->v[i];
+	return NULL;
+}
+
+static void test_scan_ptrace_seccomp(void **state)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+	int go[2], status;
+	pid_t tracee, tracer, filtered, ours;
+	const struct att_consumer *c;
+	struct att_list l;
+	char b;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	assert_int_equal(pipe(go), 0);
+	tracee = fork();
+	if (!tracee) {
+		pause();
+		_exit(0);
+	}
+	tracer = fork();
+	if (!tracer) {
+		if (ptrace(PTRACE_SEIZE, tracee, 0, 0))
+			_exit(1);
+		b = 1;
+		if (write(go[1], &b, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	filtered = fork();
+	if (!filtered) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	/* our own tracee is not another tracer's */
+	ours = fork();
+	if (!ours) {
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(ptrace(PTRACE_SEIZE, ours, 0, 0), 0);
+	assert_int_equal(read(go[0], &b, 1), 1);
+	usleep(100000);	/* the filter is set */
+	assert_int_equal(att_scan(&l), 0);
+	c = find_kind(&l, ATT_PTRACE, tracee);
+	assert_non_null(c);
+	assert_int_equal(c->nholders, 1);
+	assert_int_equal(c->holders[0].pid, tracer);
+	c = find_kind(&l, ATT_SECCOMP, filtered);
+	assert_non_null(c);
+	assert_int_equal(c->nholders, 0);
+	assert_non_null(strstr(c->what, "1 filter"));
+	assert_null(find_kind(&l, ATT_PTRACE, ours));
+	att_release(&l);
+	for (pid_t *p = (pid_t[]){ tracer, tracee, filtered, ours, 0 }; *p; p++) {
+		kill(*p, SIGKILL);
+		waitpid(*p, &status, 0);
+	}
+	close(go[0]);
+	close(go[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_owners),
+		cmocka_unit_test(test_scan_ptrace_seccomp),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
