@@ -10,6 +10,8 @@
  * prediction to a measurement of something else.
  */
 #include <getopt.h>
+#include <math.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +20,15 @@
 #include "base/atomic_file.h"
 #include "base/signals.h"
 #include "base/util.h"
+#include "cli/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/session.h"
 #include "doc/attached.h"
+#include "doc/read.h"
 #include "measure/attached.h"
 #include "measure/env.h"
 #include "output/attached.h"
+#include "store/store.h"
 
 static const char usage_attached[] =
 	"usage: tracetax budget --attached [options]\n"
@@ -34,20 +40,44 @@ static const char usage_attached[] =
 	"\n"
 	"      --attached          this view (-t is then a usage error)\n"
 	"      --for SECONDS       count events for this long; default 5\n"
+	"      --measure           measure each mechanism's cost now, not from the store\n"
+	"      --max-age HOURS     a stored cost this old or newer counts; default 168\n"
+	"  -r, --reps N            reps of a measurement; default 8\n"
+	"      --run-ms N          its runs' length; default 100\n"
 	"      --json FILE         write the attached document; '-': to stdout\n"
+	"      --store PATH        the results store to read costs from and record in\n"
+	"      --no-store          record nothing (stored costs are still read)\n"
 	"  -q, --quiet             no progress lines\n";
 
 struct attached_args {
-	int seconds;
-	const char *json;
-	bool quiet;
+	int seconds, max_age_h, reps, run_ms;
+	const char *json, *store;
+	bool quiet, measure, no_store;
 };
+
+/* The workload each mechanism's cost is measured on: the cheapest syscall, its hook's fixed cost */
+#define COST_WORKLOAD "getpid"
+
+static int num_arg(const char *s, const char *opt, int64_t min, int64_t max)
+{
+	int64_t v;
+
+	if (parse_i64(s, min, max, &v))
+		die_usage("invalid %s '%s' (%lld to %lld)", opt, s, (long long)min, (long long)max);
+	return (int)v;
+}
 
 static void parse(int argc, char **argv, struct attached_args *a)
 {
 	static const struct option opts[] = {
 		{ "attached", no_argument, NULL, 'A' },
 		{ "for", required_argument, NULL, 'f' },
+		{ "measure", no_argument, NULL, 'm' },
+		{ "max-age", required_argument, NULL, 'a' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "run-ms", required_argument, NULL, 'R' },
+		{ "store", required_argument, NULL, 's' },
+		{ "no-store", no_argument, NULL, 'O' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "tracer", required_argument, NULL, 't' },
@@ -55,20 +85,24 @@ static void parse(int argc, char **argv, struct attached_args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	int64_t v;
 
 	memset(a, 0, sizeof(*a));
 	a->seconds = 5;
+	a->max_age_h = 168;
+	a->reps = 8;
+	a->run_ms = 100;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:r:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'A': break;
-		case 'f':
-			if (parse_i64(optarg, 1, 3600, &v))
-				die_usage("invalid --for '%s' (1 to 3600)", optarg);
-			a->seconds = (int)v;
-			break;
+		case 'f': a->seconds = num_arg(optarg, "--for", 1, 3600); break;
+		case 'a': a->max_age_h = num_arg(optarg, "--max-age", 0, 24 * 3650); break;
+		case 'r': a->reps = num_arg(optarg, "--reps", 2, 1000); break;
+		case 'R': a->run_ms = num_arg(optarg, "--run-ms", 10, 60000); break;
+		case 'm': a->measure = true; break;
+		case 's': a->store = optarg; break;
+		case 'O': a->no_store = true; break;
 		case 'j': a->json = optarg; break;
 		case 'q': a->quiet = true; break;
 		case 't':
@@ -81,6 +115,159 @@ static void parse(int argc, char **argv, struct attached_args *a)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
+}
+
+/* A cell's overhead and its own program time into every row whose dispatch it stands for */
+static void cell_cost(struct attached *at, const char *tracer, const char *source, int64_t run_id,
+		      double ns, double lo, double hi, const struct prog_time *p)
+{
+	for (int i = 0; i < at->nrows; i++) {
+		struct att_cost *c = &at->rows[i].cost;
+
+		if (strcmp(c->tracer, tracer) || c->source[0])
+			continue;
+		snprintf(c->source, sizeof(c->source), "%s", source);
+		c->run_id = run_id;
+		c->cell_ns = ns;
+		c->cell_lo = lo;
+		c->cell_hi = hi;
+		c->cell_prog_ns = !p->bpf ? 0 : p->measured ? p->ns_per_run : NAN;
+	}
+}
+
+static void measured_hook(struct results *r, void *arg)
+{
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+
+		if (c->status == CELL_OK && c->threads == 1 && !strcmp(c->workload, COST_WORKLOAD))
+			cell_cost(arg, c->tracer, "measured", 0, c->overhead.mean, c->overhead.ci95[0],
+				  c->overhead.ci95[1], &c->prog);
+	}
+}
+
+/* The distinct tracers of the rows that have events to cost, ","-joined; how many */
+static int tracers_wanted(const struct attached *at, char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < at->nrows; i++) {
+		const char *t = at->rows[i].cost.tracer;
+		bool seen = false;
+
+		if (!t[0] || !isfinite(at->rows[i].rate))
+			continue;
+		for (int k = 0; k < i && !seen; k++)
+			seen = isfinite(at->rows[k].rate) && !strcmp(at->rows[k].cost.tracer, t);
+		if (!seen) {
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", n ? "," : "", t);
+			n++;
+		}
+	}
+	return n;
+}
+
+static int measure_costs(const struct attached_args *a, struct attached *at)
+{
+	char tracers[1024], reps[16], ms[16], err[512];
+	const char *argv[16];
+	struct run_args ra;
+	int n = 0, ret;
+
+	if (!tracers_wanted(at, tracers, sizeof(tracers)))
+		return 0;
+	snprintf(reps, sizeof(reps), "%d", a->reps);
+	snprintf(ms, sizeof(ms), "%d", a->run_ms);
+	argv[n++] = "run";
+	argv[n++] = "-t";
+	argv[n++] = tracers;
+	argv[n++] = "-w";
+	argv[n++] = COST_WORKLOAD;
+	argv[n++] = "-r";
+	argv[n++] = reps;
+	argv[n++] = "--run-ms";
+	argv[n++] = ms;
+	if (a->store) {
+		argv[n++] = "--store";
+		argv[n++] = a->store;
+	}
+	if (a->no_store)
+		argv[n++] = "--no-store";
+	if (a->quiet)
+		argv[n++] = "-q";
+	argv[n] = NULL;
+	if (cli_parse_run(n, (char **)argv, &ra, err, sizeof(err)))
+		die("cannot measure the costs: %s", err);
+	ra.no_table = true;
+	ret = run_measure(&ra, measured_hook, at);
+	cli_release(&ra);
+	return ret;
+}
+
+/* The stored cell's own program time: its run's document, read back */
+static double stored_prog_ns(struct store *s, int64_t run_id, const char *tracer)
+{
+	struct doc d = { .run_id = run_id };
+	char err[512], *text;
+	double ns = NAN;
+	size_t len;
+
+	if (store_document(s, run_id, &text, &len, err, sizeof(err)))
+		return NAN;
+	snprintf(d.name, sizeof(d.name), "run %lld", (long long)run_id);
+	if (!doc_parse(&d, text, len, err, sizeof(err)))
+		for (int i = 0; i < d.r.ncells; i++) {
+			const struct cell *c = &d.r.cells[i];
+
+			if (!strcmp(c->tracer, tracer) && !strcmp(c->workload, COST_WORKLOAD) &&
+			    c->threads == 1 && c->status == CELL_OK)
+				ns = !c->prog.bpf ? 0 : c->prog.measured ? c->prog.ns_per_run : NAN;
+		}
+	doc_release(&d);
+	return ns;
+}
+
+static void stored_costs(const struct attached_args *a, struct attached *at,
+			 const struct environment *env)
+{
+	char path[4096], err[512], since[32];
+	struct store *s = NULL;
+	time_t t = time(NULL) - (time_t)a->max_age_h * 3600;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!store_path(a->store, path, sizeof(path), err, sizeof(err)))
+		s = store_open(path, false, err, sizeof(err));
+	for (int i = 0; i < at->nrows; i++) {
+		struct att_cost *c = &at->rows[i].cost;
+		struct store_cost_query q = {
+			.tracer = c->tracer, .workload = COST_WORKLOAD, .hostname = env->hostname,
+			.kernel = env->kernel, .version = env->tracetax_version, .since = since,
+		};
+		struct prog_time p = { 0 };
+		struct store_cost sc;
+		int rc;
+
+		if (!c->tracer[0] || c->source[0] || c->why[0])
+			continue;
+		rc = s ? store_find_cost(s, &q, &sc, err, sizeof(err)) : -1;
+		if (rc) {
+			for (int k = i; k < at->nrows; k++)
+				if (!strcmp(at->rows[k].cost.tracer, c->tracer))
+					snprintf(at->rows[k].cost.why, sizeof(c->why), rc > 0 ?
+						 "no cost of %s stored for this host, kernel and version in "
+						 "the last %d h: add --measure" : "%s: add --measure",
+						 rc > 0 ? c->tracer : err, a->max_age_h);
+			continue;
+		}
+		p.ns_per_run = stored_prog_ns(s, sc.run_id, c->tracer);
+		p.bpf = p.ns_per_run != 0;
+		p.measured = isfinite(p.ns_per_run);
+		cell_cost(at, c->tracer, "store", sc.run_id, sc.ns, sc.lo, sc.hi, &p);
+	}
+	store_close(s);
 }
 
 static int emit_json(FILE *f, void *arg)
@@ -121,6 +308,20 @@ int cmd_budget_attached(int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
+	if (a.measure) {
+		ret = measure_costs(&a, &at);
+		if (ret >= 128)
+			goto out;
+		ret = 0;	/* a cell that failed leaves its rows without a cost, and says why */
+	}
+	stored_costs(&a, &at, &env);
+	for (int i = 0; i < at.nrows; i++)
+		if (!at.rows[i].cost.tracer[0] && isfinite(at.rows[i].rate))
+			snprintf(at.rows[i].cost.why, sizeof(at.rows[i].cost.why),
+				 "no tracer of tracetax measures the dispatch of %s on this kernel",
+				 at.rows[i].c.mech);
+	attached_costs(&at);
+	attached_owners(&at);
 	if (!a.json || strcmp(a.json, "-"))
 		output_attached(&at, stdout);
 	if (a.json) {

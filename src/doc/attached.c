@@ -32,6 +32,23 @@ static json_t *proc_json(const struct att_proc *p)
 			 p->cmdline);
 }
 
+static json_t *cost_json(const struct att_cost *c)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
+			 "tracer", str_or_null(c->tracer), "source", str_or_null(c->source),
+			 "why", str_or_null(c->why),
+			 "run_id", c->run_id ? json_integer(c->run_id) : json_null(),
+			 "tracer_ns_per_event", num(c->cell_ns),
+			 "tracer_ci95", json_pack("[o, o]", num(c->cell_lo), num(c->cell_hi)),
+			 "program_ns", isfinite(c->ns) ? num(c->prog_ns) : json_null(),
+			 "dispatch_ns", num(c->disp_ns),
+			 "dispatch_ci95", json_pack("[o, o]", num(c->disp_lo), num(c->disp_hi)),
+			 "floor", c->floor, "ns_per_event", num(c->ns),
+			 "ci95", json_pack("[o, o]", num(c->lo), num(c->hi)),
+			 "share_pct", num(c->share),
+			 "share_ci95", json_pack("[o, o]", num(c->share_lo), num(c->share_hi)));
+}
+
 static json_t *row_json(const struct att_row *r)
 {
 	json_t *holders = json_array();
@@ -39,7 +56,7 @@ static json_t *row_json(const struct att_row *r)
 	for (int k = 0; k < r->c.nholders; k++)
 		json_array_append_new(holders, proc_json(&r->c.holders[k]));
 	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o,"
-			 " s:o, s:o, s:o, s:o, s:o}",
+			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "kind", att_kind_name(r->c.kind), "key", r->c.key, "mechanism", r->c.mech,
 			 "attached_to", r->c.what, "name", str_or_null(r->c.name),
 			 "prog_id", r->c.prog_id ? json_integer(r->c.prog_id) : json_null(),
@@ -49,15 +66,18 @@ static json_t *row_json(const struct att_row *r)
 			 "source", str_or_null(r->source), "seconds", num(r->seconds),
 			 "events", count(r->events), "per_s", num(r->rate), "lost", count(r->lost),
 			 "run_cnt", count(r->run_cnt), "run_time_ns", num(r->run_ns),
-			 "prog_ns_per_run", num(r->prog_ns));
+			 "prog_ns_per_run", num(r->prog_ns), "cost", cost_json(&r->cost),
+			 "bpftop_share_pct", num(r->cost.bpftop_share));
 }
 
 static json_t *owner_json(const struct att_owner *o)
 {
-	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:f, s:f}",
+	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:f, s:[f, f], s:f}",
 			 "pid", o->p.pid ? json_integer(o->p.pid) : json_null(), "comm", o->p.comm,
 			 "cmdline", o->p.cmdline, "consumers", o->nrows, "uncounted", o->nuncounted,
-			 "per_s", o->rate, "prog_ns_per_s", o->prog_ns_total);
+			 "floors", o->nfloor, "per_s", o->rate, "prog_ns_per_s", o->prog_ns_total,
+			 "share_pct", o->share, "share_ci95", o->share_lo, o->share_hi,
+			 "bpftop_share_pct", o->bpftop_share);
 }
 
 char *attached_json_string(const struct attached *a, const struct environment *env)
@@ -71,7 +91,7 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		json_array_append_new(owners, owner_json(&a->owners[i]));
 	d = json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:i}, s:f, s:i,"
 		      " s:{s:b, s:o, s:i, s:i}, s:{s:b, s:b, s:b, s:s}, s:{s:f, s:I, s:o},"
-		      " s:o, s:o}",
+		      " s:{s:f, s:[f, f], s:f, s:i}, s:o, s:o}",
 		      "kind", "attached", "schema_version", ATTACHED_SCHEMA_VERSION,
 		      "environment", "hostname", env->hostname, "kernel", env->kernel,
 		      "tracetax_version", env->tracetax_version, "started", env->started,
@@ -83,6 +103,8 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		      "processes", a->proc_partial, "audit", a->audit,
 		      "syscalls", "seconds", a->rates.seconds, "events", (json_int_t)a->rates.events,
 		      "reason", str_or_null(a->rates_why),
+		      "total", "share_pct", a->share, "share_ci95", a->share_lo, a->share_hi,
+		      "bpftop_share_pct", a->bpftop_share, "floors", a->nfloor,
 		      "consumers", rows, "owners", owners);
 	if (!d)
 		die("cannot build the attached document");

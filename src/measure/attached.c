@@ -51,6 +51,8 @@ static struct att_row *row_add(struct attached *a, const struct att_consumer *c)
 	r->c = *c;
 	r->events = r->lost = r->run_cnt = -1;
 	r->rate = r->prog_ns = r->run_ns = NAN;
+	r->cost.cell_ns = r->cost.cell_lo = r->cost.cell_hi = r->cost.cell_prog_ns = NAN;
+	snprintf(r->cost.tracer, sizeof(r->cost.tracer), "%s", attached_tracer_of(r) ?: "");
 	return r;
 }
 
@@ -228,7 +230,6 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 	snprintf(a->audit, sizeof(a->audit), "%s", e.audit);
 	if (rows_of(a, &b, &e, a->seconds, all, nall))
 		die("out of memory");
-	attached_owners(a);
 out:
 	if (stats_fd >= 0)
 		close(stats_fd);

@@ -12,7 +12,8 @@ struct attached_opts {
 
 /*
  * Samples the box, counts for o->seconds, samples it again, into @a (its
- * rows and owners: attached_release). BPF stats are on for the window and
+ * rows, each with the tracer that stands for its dispatch: attached_release;
+ * their costs and owners are the caller's: attached_costs, attached_owners). BPF stats are on for the window and
  * off again after, on every path. 0; 128+signal (interrupted: no rows);
  * -1 and one line in @err.
  */

@@ -42,49 +42,139 @@ static void consumer_str(char *buf, size_t len, const struct att_row *r)
 	}
 }
 
+static void pct_str(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 10)
+		snprintf(buf, len, "%.1f%%", v);
+	else if (fabs(v) >= 0.1)
+		snprintf(buf, len, "%.2f%%", v);
+	else
+		snprintf(buf, len, "%.4f%%", v);
+}
+
+static void share_str(char *buf, size_t len, double v, double lo, double hi, bool floor)
+{
+	char a[16], b[16], c[16];
+
+	pct_str(a, sizeof(a), v);
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	pct_str(b, sizeof(b), lo);
+	pct_str(c, sizeof(c), hi);
+	if (floor)
+		snprintf(buf, len, ">=%s", a);
+	else
+		snprintf(buf, len, "%s [%s, %s]", a, b, c);
+}
+
+static void ns_str(char *buf, size_t len, const struct att_cost *c)
+{
+	if (!isfinite(c->ns))
+		snprintf(buf, len, "-");
+	else if (c->floor)
+		snprintf(buf, len, ">=%.0f", c->ns);
+	else
+		snprintf(buf, len, "%.0f [%.0f, %.0f]", c->ns, c->lo, c->hi);
+}
+
 static void print_rows(const struct attached *a, FILE *f)
 {
-	fprintf(f, "%-34s %-14s %-34s %-22s %9s %8s %9s  %s\n", "consumer", "mechanism",
-		"attached to", "owner", "events/s", "lost", "prog ns", "state");
+	fprintf(f, "%-32s %-14s %-26s %-20s %9s %8s %18s %7s %8s %20s  %s\n", "consumer",
+		"mechanism", "attached to", "owner", "events/s", "lost", "ns/event [95% CI]",
+		"program", "dispatch", "share of CPU [CI]", "state");
 	for (int i = 0; i < a->nrows; i++) {
 		const struct att_row *r = &a->rows[i];
-		char who[48], owner[48], rate[16], lost[24] = "-", prog[24] = "-";
+		const struct att_cost *c = &r->cost;
+		char who[48], owner[48], rate[16], lost[24] = "-", prog[24] = "-", disp[24] = "-";
+		char ns[48], share[64];
 
 		consumer_str(who, sizeof(who), r);
 		owner_str(owner, sizeof(owner), r);
 		rate_str(rate, sizeof(rate), r->rate);
 		if (r->lost >= 0)
 			snprintf(lost, sizeof(lost), "%lld", (long long)r->lost);
-		if (isfinite(r->prog_ns))
-			snprintf(prog, sizeof(prog), "%.1f", r->prog_ns);
-		fprintf(f, "%-34.34s %-14.14s %-34.34s %-22.22s %9s %8s %9s  %s%s%s\n", who, r->c.mech,
-			r->c.what, owner, rate, lost, prog, r->state, r->why[0] ? ": " : "", r->why);
+		if (isfinite(c->ns))
+			snprintf(prog, sizeof(prog), "%.1f", c->prog_ns);
+		if (isfinite(c->disp_ns))
+			snprintf(disp, sizeof(disp), "%.1f", c->disp_ns);
+		ns_str(ns, sizeof(ns), c);
+		share_str(share, sizeof(share), c->share, c->share_lo, c->share_hi, c->floor);
+		fprintf(f, "%-32.32s %-14.14s %-26.26s %-20.20s %9s %8s %18s %7s %8s %20s  %s%s%s\n",
+			who, r->c.mech, r->c.what, owner, rate, lost, ns, prog, disp, share, r->state,
+			r->why[0] ? ": " : "", r->why);
+	}
+}
+
+/* Where each row's cost per event comes from, and why some have none */
+static void print_costs(const struct attached *a, FILE *f)
+{
+	fprintf(f, "\ncosts per event: the program's time (BPF stats, this window) + the "
+		"mechanism's dispatch (a tracer's overhead on getpid less its program time)\n");
+	for (int i = 0; i < a->nrows; i++) {
+		const struct att_cost *c = &a->rows[i].cost;
+		char who[48];
+		bool dup = false;
+
+		if (!isfinite(a->rows[i].rate))
+			continue;
+		for (int k = 0; k < i && !dup; k++)
+			dup = isfinite(a->rows[k].rate) && !strcmp(a->rows[k].cost.tracer, c->tracer) &&
+			      !strcmp(a->rows[k].cost.why, c->why) &&
+			      !strcmp(a->rows[k].cost.source, c->source);
+		if (dup)
+			continue;
+		consumer_str(who, sizeof(who), &a->rows[i]);
+		if (c->source[0] && isfinite(c->disp_ns)) {
+			char src[32];
+
+			if (c->run_id)
+				snprintf(src, sizeof(src), "stored run %lld", (long long)c->run_id);
+			else
+				snprintf(src, sizeof(src), "measured now");
+			fprintf(f, "  %-20s %.1f ns/event [%.1f, %.1f] (%s), its program %.1f ns: "
+				"dispatch %.1f ns\n", c->tracer, c->cell_ns, c->cell_lo, c->cell_hi, src,
+				c->cell_prog_ns, c->disp_ns);
+		}
+		else
+			fprintf(f, "  %-20s %s%s\n", c->tracer[0] ? c->tracer : who,
+				c->floor ? "program time only, a floor: " : "no cost: ",
+				c->why[0] ? c->why : "-");
 	}
 }
 
 static void print_owners(const struct attached *a, FILE *f)
 {
-	fprintf(f, "\nper owner\n%-8s %-16s %9s %11s %14s  %s\n", "pid", "command", "consumers",
-		"events/s", "prog ms/s", "command line");
+	fprintf(f, "\nper owner\n%-8s %-16s %9s %11s %24s %12s  %s\n", "pid", "command", "consumers",
+		"events/s", "share of CPU [CI]", "bpftop's", "command line");
 	for (int i = 0; i < a->nowners; i++) {
 		const struct att_owner *o = &a->owners[i];
-		char rate[16], pid[16] = "-";
+		char rate[16], pid[16] = "-", share[64], bt[16];
 
 		rate_str(rate, sizeof(rate), o->rate);
 		if (o->p.pid)
 			snprintf(pid, sizeof(pid), "%d", (int)o->p.pid);
-		fprintf(f, "%-8s %-16s %9d %10s%s %14.3f  %s\n", pid, o->p.comm, o->nrows, rate,
-			o->nuncounted ? "+" : " ", o->prog_ns_total / 1e6, o->p.cmdline);
+		share_str(share, sizeof(share), o->share, o->share_lo, o->share_hi, false);
+		if (o->nfloor)
+			snprintf(share + strlen(share), sizeof(share) - strlen(share), "+");
+		pct_str(bt, sizeof(bt), o->bpftop_share);
+		fprintf(f, "%-8s %-16s %9d %10s%s %24s %12s  %s\n", pid, o->p.comm, o->nrows, rate,
+			o->nuncounted ? "+" : " ", share, bt, o->p.cmdline);
 	}
 	for (int i = 0; i < a->nowners; i++)
-		if (a->owners[i].nuncounted) {
-			fprintf(f, "(+: a floor, some of its consumers could not be counted)\n");
+		if (a->owners[i].nuncounted || a->owners[i].nfloor) {
+			fprintf(f, "(+: a floor: some of its consumers could not be counted or costed)\n");
 			break;
 		}
 }
 
 void output_attached(const struct attached *a, FILE *f)
 {
+	char share[64], bt[16];
+
 	fprintf(f, "tracing attached to this box, counted for %.2f s on %d CPUs\n", a->seconds,
 		a->cpus);
 	if (a->bpf_unknown)
@@ -103,5 +193,11 @@ void output_attached(const struct attached *a, FILE *f)
 		return;
 	}
 	print_rows(a, f);
+	print_costs(a, f);
 	print_owners(a, f);
+	share_str(share, sizeof(share), a->share, a->share_lo, a->share_hi, false);
+	pct_str(bt, sizeof(bt), a->bpftop_share);
+	fprintf(f, "\ntotal: %s%s of the box's CPU; bpftop's method (run_time_ns / run_cnt x rate, "
+		"BPF programs only): %s\n", share, a->nfloor ? " (a floor: some consumers have no cost)" : "",
+		bt);
 }

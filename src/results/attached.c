@@ -12,6 +12,102 @@
 #include "base/util.h"
 #include "results/attached.h"
 
+const char *attached_tracer_of(const struct att_row *r)
+{
+	static const struct { const char *mech, *tracer; } bpf[] = {
+		{ "tracepoint", "bpf:tp/count" }, { "raw_tracepoint", "bpf:rawtp/count" },
+		{ "tp_btf", "bpf:tpbtf/count" }, { "fentry", "bpf:fentry/count" },
+		{ "fexit", "bpf:fexit/count" }, { "kprobe", "bpf:kprobe/count" },
+		{ "kretprobe", "bpf:kretprobe/count" }, { "kprobe_multi", "bpf:kprobe_multi/count" },
+		{ "uprobe", "bpf:uprobe/count" }, { "uretprobe", "bpf:uretprobe/count" },
+	};
+
+	switch (r->c.kind) {
+	case ATT_BPF:
+		for (size_t i = 0; i < sizeof(bpf) / sizeof(bpf[0]); i++)
+			if (!strcmp(r->c.mech, bpf[i].mech))
+				return bpf[i].tracer;
+		return NULL;
+	case ATT_PERF:
+		return "perf:sample";
+	case ATT_FTRACE:
+		/* events only: the function tracer's cost is per function, not measured as such */
+		if (strstr(r->c.what, "tracer "))
+			return NULL;
+		return r->c.nholders ? "ftrace:syscall/read" : "ftrace:syscall/noread";
+	case ATT_PTRACE:
+		return r->c.nholders && !strcmp(r->c.holders[0].comm, "strace") ? "strace" : "ptrace:all";
+	case ATT_SECCOMP:
+		return "seccomp:filter";
+	default:
+		return NULL;
+	}
+}
+
+static double pct(const struct attached *a, double ns_per_s)
+{
+	return ns_per_s / ((double)a->cpus * 1e9) * 100;
+}
+
+static void row_cost(struct attached *a, struct att_row *r)
+{
+	struct att_cost *c = &r->cost;
+	bool bpf = r->c.kind == ATT_BPF;
+
+	c->disp_ns = c->disp_lo = c->disp_hi = c->ns = c->lo = c->hi = NAN;
+	c->share = c->share_lo = c->share_hi = c->bpftop_share = NAN;
+	if (!isfinite(r->rate))
+		return;
+	c->prog_ns = !bpf ? 0 : r->run_cnt > 0 ? r->prog_ns : 0;
+	if (bpf && r->seconds > 0 && isfinite(r->run_ns))
+		c->bpftop_share = pct(a, r->run_ns / r->seconds);
+	if (c->tracer[0] && isfinite(c->cell_ns)) {
+		double p = bpf ? c->cell_prog_ns : 0;
+
+		if (isfinite(p)) {
+			c->disp_ns = c->cell_ns - p;
+			c->disp_lo = c->cell_lo - p;
+			c->disp_hi = c->cell_hi - p;
+		} else if (!c->why[0]) {
+			snprintf(c->why, sizeof(c->why), "%s's own program time was not measured: "
+				 "its dispatch is unknown", c->tracer);
+		}
+	}
+	if (isfinite(c->disp_ns)) {
+		c->ns = c->prog_ns + c->disp_ns;
+		c->lo = c->prog_ns + c->disp_lo;
+		c->hi = c->prog_ns + c->disp_hi;
+	} else if (bpf && isfinite(c->prog_ns)) {
+		c->floor = true;
+		c->ns = c->lo = c->hi = c->prog_ns;
+	}
+	if (!isfinite(c->ns))
+		return;
+	c->share = pct(a, r->rate * c->ns);
+	c->share_lo = pct(a, r->rate * c->lo);
+	c->share_hi = pct(a, r->rate * c->hi);
+}
+
+void attached_costs(struct attached *a)
+{
+	a->share = a->share_lo = a->share_hi = a->bpftop_share = 0;
+	a->nfloor = 0;
+	for (int i = 0; i < a->nrows; i++) {
+		struct att_row *r = &a->rows[i];
+
+		row_cost(a, r);
+		if (isfinite(r->cost.share)) {
+			a->share += r->cost.share;
+			a->share_lo += r->cost.share_lo;
+			a->share_hi += r->cost.share_hi;
+		}
+		if (isfinite(r->cost.bpftop_share))
+			a->bpftop_share += r->cost.bpftop_share;
+		if (r->cost.floor || (r->rate != 0 && !isfinite(r->cost.share)))
+			a->nfloor++;
+	}
+}
+
 static struct att_proc owner_of(const struct att_row *r)
 {
 	struct att_proc p;
@@ -54,6 +150,15 @@ void attached_owners(struct attached *a)
 			o->nuncounted++;
 		if (r->run_cnt > 0 && r->seconds > 0)
 			o->prog_ns_total += r->run_ns / r->seconds;
+		if (isfinite(r->cost.share)) {
+			o->share += r->cost.share;
+			o->share_lo += r->cost.share_lo;
+			o->share_hi += r->cost.share_hi;
+		}
+		if (isfinite(r->cost.bpftop_share))
+			o->bpftop_share += r->cost.bpftop_share;
+		if (r->cost.floor || (r->rate != 0 && !isfinite(r->cost.share)))
+			o->nfloor++;
 	}
 }
 

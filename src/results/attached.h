@@ -12,6 +12,28 @@
 #include "base/attached.h"
 #include "results/budget.h"
 
+/*
+ * A consumer's cost per event: its program's own time (BPF, measured over
+ * the window) plus its mechanism's dispatch, measured by a tracer of
+ * tracetax on this host (the tracer's overhead less that tracer's own
+ * program time, as --explain derives it). No program: the overhead is all
+ * dispatch. No dispatch to be had: the program time alone, a floor.
+ */
+struct att_cost {
+	char tracer[64];          /* whose measured overhead stands for the dispatch; "" none */
+	char source[16];          /* "store", "measured", "" */
+	char why[200];            /* why no dispatch (floor) or no cost */
+	int64_t run_id;           /* the stored run's; 0 */
+	double cell_ns, cell_lo, cell_hi;   /* the tracer's overhead per event, 95% CI */
+	double cell_prog_ns;      /* that tracer's own program time; 0 none; NaN not measured */
+	double prog_ns;           /* this consumer's program, per event; 0 none */
+	double disp_ns, disp_lo, disp_hi;   /* dispatch per event; NaN: unknown */
+	bool floor;               /* the dispatch unknown: ns is the program time alone */
+	double ns, lo, hi;        /* per event; NaN: no cost */
+	double share, share_lo, share_hi;   /* % of the box's CPU */
+	double bpftop_share;      /* run_time_ns / run_cnt x rate, % of the box; NaN: not BPF */
+};
+
 /* What a consumer took over the window. */
 struct att_row {
 	struct att_consumer c;    /* as found at the window's start (its end: "appeared") */
@@ -30,6 +52,7 @@ struct att_row {
 	int64_t run_cnt;          /* BPF stats over the window */
 	double run_ns;
 	double prog_ns;           /* run_ns / run_cnt; NaN: no run or no stats */
+	struct att_cost cost;
 };
 
 /* The consumers one process holds or supervises (pid 0: nobody found: "unknown owner"). */
@@ -39,6 +62,9 @@ struct att_owner {
 	int nuncounted;           /* rows without a count: its rate is then a floor */
 	double rate;              /* sum of its counted rows' events/s */
 	double prog_ns_total;     /* sum of counted BPF run_ns / seconds: ns of CPU per s */
+	double share, share_lo, share_hi;   /* % of the box: its consumers' */
+	double bpftop_share;
+	int nfloor;               /* consumers whose share is a floor or unknown */
 };
 
 struct attached {
@@ -55,9 +81,20 @@ struct attached {
 	int stats_sysctl_before, stats_sysctl_after;  /* kernel.bpf_stats_enabled, -1 unreadable */
 	struct budget_rates rates;   /* the syscall counter's window */
 	char rates_why[256];      /* the counter could not run: syscall-hooking rows not counted */
+	double share, share_lo, share_hi;   /* every counted consumer's, % of the box */
+	double bpftop_share;      /* bpftop's method over the same BPF programs */
+	int nfloor;
 };
 
-/* The owners of @a's rows, by the first holder of each. */
+/* The tracer whose measured overhead stands for @r's dispatch; NULL: none measures it. */
+const char *attached_tracer_of(const struct att_row *r);
+/*
+ * Each counted row's cost and share from its cost.cell_* (filled by the
+ * caller from the store or a measurement; cost.tracer "" or cell_ns NaN:
+ * none), and the totals.
+ */
+void attached_costs(struct attached *a);
+/* The owners of @a's rows, by the first holder of each, with their shares (after the costs). */
 void attached_owners(struct attached *a);
 void attached_release(struct attached *a);
 
