@@ -73,7 +73,7 @@ _tracetax()
 	clocks) opts="--json --reads --help" ;;
 	pair) opts="--workload --pair --storage --threads --clock --iterations --json --quiet --help" ;;
 	cleanup) opts="--help" ;;
-	budget) opts="--tracer --workload --for --pid --cgroup --target --measure --max-age --reps --run-ms --json --store --no-store --quiet --attached --help" ;;
+	budget) opts="--tracer --workload --for --pid --cgroup --target --measure --max-age --reps --run-ms --json --store --no-store --quiet --attached --prometheus-textfile --help" ;;
 	history) opts="--workload --tracer --by --kernel --limit --store --help" ;;
 	show) opts="--store --color --help" ;;
 	compare) opts="--threshold --store --color --help" ;;

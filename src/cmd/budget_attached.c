@@ -9,6 +9,7 @@
  * attached, --attached what is attached; a combined view would add a
  * prediction to a measurement of something else.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <time.h>
@@ -45,13 +46,14 @@ static const char usage_attached[] =
 	"  -r, --reps N            reps of a measurement; default 8\n"
 	"      --run-ms N          its runs' length; default 100\n"
 	"      --json FILE         write the attached document; '-': to stdout\n"
+	"      --prometheus-textfile DIR  write DIR/tracetax-attached.prom (node_exporter)\n"
 	"      --store PATH        the results store to read costs from and record in\n"
 	"      --no-store          record nothing (stored costs are still read)\n"
 	"  -q, --quiet             no progress lines\n";
 
 struct attached_args {
 	int seconds, max_age_h, reps, run_ms;
-	const char *json, *store;
+	const char *json, *store, *prom_dir;
 	bool quiet, measure, no_store;
 };
 
@@ -79,6 +81,7 @@ static void parse(int argc, char **argv, struct attached_args *a)
 		{ "store", required_argument, NULL, 's' },
 		{ "no-store", no_argument, NULL, 'O' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "prometheus-textfile", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "tracer", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -104,6 +107,7 @@ static void parse(int argc, char **argv, struct attached_args *a)
 		case 's': a->store = optarg; break;
 		case 'O': a->no_store = true; break;
 		case 'j': a->json = optarg; break;
+		case 'P': a->prom_dir = optarg; break;
 		case 'q': a->quiet = true; break;
 		case 't':
 			die_usage("--attached measures what is attached: -t '%s' asks what a tracer "
@@ -275,6 +279,18 @@ static int emit_json(FILE *f, void *arg)
 	return fputs(arg, f) < 0 || fputc('\n', f) < 0 ? -1 : 0;
 }
 
+struct prom_arg {
+	const struct attached *a;
+	const struct environment *env;
+};
+
+static int emit_prom(FILE *f, void *arg)
+{
+	const struct prom_arg *p = arg;
+
+	return output_attached_prometheus(p->a, p->env, f);
+}
+
 int cmd_budget_attached(int argc, char **argv)
 {
 	struct attached_args a;
@@ -292,6 +308,9 @@ int cmd_budget_attached(int argc, char **argv)
 	}
 	if (a.json && atomic_file_check(a.json, err, sizeof(err)))
 		die_usage("%s", err);
+	if (a.prom_dir && access(a.prom_dir, W_OK | X_OK))
+		die_usage("cannot write into '%s' (--prometheus-textfile): %s", a.prom_dir,
+			  strerror(errno));
 	cmd_signals_once();
 	cmd_take_lock(cmd_wait_default());
 	environment_collect(&env);
@@ -332,6 +351,14 @@ int cmd_budget_attached(int argc, char **argv)
 		else if (atomic_file_write(a.json, emit_json, text))
 			ret = EXIT_FAILED;
 		free(text);
+	}
+	if (a.prom_dir) {
+		char path[4096];
+		struct prom_arg p = { &at, &env };
+
+		snprintf(path, sizeof(path), "%s/tracetax-attached.prom", a.prom_dir);
+		if (atomic_file_write(path, emit_prom, &p))
+			ret = EXIT_FAILED;
 	}
 out:
 	attached_release(&at);

@@ -14,6 +14,8 @@ int output_csv(const struct results *r, FILE *f);
 int output_markdown(const struct results *r, FILE *f);
 /* Prometheus text format: gauges in seconds, labels tracer, workload, threads, target, kernel, host. */
 int output_prometheus(const struct results *r, FILE *f);
+/* A Prometheus label value, quoted, with backslash, double quote and line feed escaped. */
+void output_prom_label(FILE *f, const char *s);
 
 /*
  * Writes @text, or what @fn writes of @r, to @path: through a temporary

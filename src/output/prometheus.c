@@ -21,7 +21,7 @@
 static const char *const status_name[] = { "ok", "skipped", "failed" };
 
 /* A label value: backslash, double quote and line feed escaped. */
-static void label_value(FILE *f, const char *s)
+void output_prom_label(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -40,20 +40,20 @@ static void label_value(FILE *f, const char *s)
 static void run_labels(FILE *f, const struct results *r)
 {
 	fputs("kernel=", f);
-	label_value(f, r->env.kernel);
+	output_prom_label(f, r->env.kernel);
 	fputs(",host=", f);
-	label_value(f, r->env.hostname);
+	output_prom_label(f, r->env.hostname);
 }
 
 /* @status: a label of its own (the cell_info series), or NULL */
 static void cell_labels(FILE *f, const struct results *r, const struct cell *c, const char *status)
 {
 	fputs("{tracer=", f);
-	label_value(f, c->tracer);
+	output_prom_label(f, c->tracer);
 	fputs(",workload=", f);
-	label_value(f, c->workload);
+	output_prom_label(f, c->workload);
 	fprintf(f, ",threads=\"%d\",target=", c->threads);
-	label_value(f, c->target);
+	output_prom_label(f, c->target);
 	fputc(',', f);
 	run_labels(f, r);
 	if (status)
@@ -137,7 +137,7 @@ int output_prometheus(const struct results *r, FILE *f)
 	      "tracetax_run_start_timestamp_seconds{", f);
 	run_labels(f, r);
 	fputs(",version=", f);
-	label_value(f, r->env.tracetax_version);
+	output_prom_label(f, r->env.tracetax_version);
 	fputc('}', f);
 	value(f, started);
 	fputs("# HELP tracetax_run_duration_seconds Wall time of the whole run, set-up and "

@@ -70,7 +70,9 @@ grep -q "^Attaching" "$TMP/bt.out" || fail "bpftrace did not attach: $(cat "$TMP
 sleep 1	# perf trace has no line of its own to say it is attached
 kill -0 $pt || fail "perf trace failed: $(cat "$TMP/perf.err")"
 
-"$TT" budget --attached --for 3 --json "$TMP/a.json" >"$TMP/a.out" 2>"$TMP/a.err" ||
+mkdir "$TMP/prom"
+"$TT" budget --attached --for 3 --json "$TMP/a.json" --prometheus-textfile "$TMP/prom" \
+	>"$TMP/a.out" 2>"$TMP/a.err" ||
 	fail "budget --attached: exit $?: $(cat "$TMP/a.err" "$TMP/a.out")"
 cat "$TMP/a.out"
 python3 tests/validate_json.py "$TMP/a.json" docs/schema.json || fail "a.json: schema"
@@ -125,10 +127,26 @@ def near(a, b, tol, what):
 near(perf_rate, 6 * ft["per_s"], 0.10, "perf trace's events vs 6 x the instance's")
 assert ft["lost"] is not None, ft
 assert prog["per_s"] > ft["per_s"] * 1.2, (prog, ft)
+# no cost stored in the test's store, no --measure: the program's time
+# alone, a floor, for the BPF program; no cost, and why, for the others
+assert prog["cost"]["floor"] and prog["cost"]["ns_per_event"] == prog["prog_ns_per_run"], prog
+for c in d["consumers"]:
+    if c["kind"] != "bpf" and c["state"] == "counted" and c["cost"]["tracer"]:
+        assert c["cost"]["ns_per_event"] is None and "--measure" in c["cost"]["why"], c
+assert d["total"]["bpftop_share_pct"] > 0 and d["total"]["floors"] > 0, d["total"]
 print("discovery: ok; bpftrace %.0f/s, instance %.0f/s, perf trace %.0f/s"
       % (prog["per_s"], ft["per_s"], perf_rate))
 PY
 [ $? = 0 ] || exit 1
+P=$TMP/prom/tracetax-attached.prom
+for pid in $bt $st $pt $rd; do
+	grep -q "^tracetax_attached_consumer_info{.*owner_pid=\"$pid\".*state=\"counted\"" "$P" ||
+		fail "no consumer_info series of pid $pid in $P"
+done
+grep -q '^tracetax_attached_bpftop_cpu_share_ratio{consumer="bpf prog' "$P" || fail "no bpftop series: $(cat "$P")"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$P" || fail "promtool: $P"
+fi
 
 # a program that goes away during the window is "gone", not 0
 "$ATTACH" syscalls:sys_enter_getuid >"$TMP/attach.out" 2>&1 & ap=$!; pids+=($ap)
