@@ -279,6 +279,28 @@ static int emit_json(FILE *f, void *arg)
 	return fputs(arg, f) < 0 || fputc('\n', f) < 0 ? -1 : 0;
 }
 
+/* Beside the budgets in the store: report shows the last ones */
+static int record(const struct attached_args *a, const char *doc)
+{
+	char path[4096], err[512];
+	struct store *s;
+	int64_t id;
+	int ret;
+
+	if (store_path(a->store, path, sizeof(path), err, sizeof(err)))
+		return error("cannot record the attached view: %s", err);
+	if (!(s = store_open(path, true, err, sizeof(err))))
+		return error("cannot record the attached view: %s", err);
+	ret = store_record_budget(s, doc, &id, err, sizeof(err));
+	if (ret)
+		error("%s", err);
+	else if (!a->quiet)
+		fprintf(stderr, "recorded as budget %lld in '%s' (tracetax report shows it)\n",
+			(long long)id, path);
+	store_close(s);
+	return ret;
+}
+
 struct prom_arg {
 	const struct attached *a;
 	const struct environment *env;
@@ -343,12 +365,14 @@ int cmd_budget_attached(int argc, char **argv)
 	attached_owners(&at);
 	if (!a.json || strcmp(a.json, "-"))
 		output_attached(&at, stdout);
-	if (a.json) {
+	if (a.json || !a.no_store) {
 		char *text = attached_json_string(&at, &env);
 
-		if (!strcmp(a.json, "-"))
+		if (a.json && !strcmp(a.json, "-"))
 			ret = emit_json(stdout, text) ? EXIT_FAILED : 0;
-		else if (atomic_file_write(a.json, emit_json, text))
+		else if (a.json && atomic_file_write(a.json, emit_json, text))
+			ret = EXIT_FAILED;
+		if (!a.no_store && record(&a, text))
 			ret = EXIT_FAILED;
 		free(text);
 	}

@@ -186,6 +186,55 @@ static int get_num(json_t *o, const char *key, double *out)
 	return 0;
 }
 
+/*
+ * A stored `budget --attached` document (budget_attached.c records it
+ * beside the budgets): the report's section takes it as a budget whose
+ * lines are its owners', then its total beside bpftop's method.
+ */
+static int read_attached(json_t *d, json_t *env, struct budget_brief *b, char *err, size_t errlen)
+{
+	json_t *owners = json_object_get(d, "owners"), *total = json_object_get(d, "total"), *v;
+	json_t *ci = json_object_get(total, "share_ci95");
+	double share, bt, lo, hi;
+	size_t i;
+
+	if (!json_is_object(env) || !json_is_array(owners) || !json_is_object(total) ||
+	    get_str(env, "started", b->started, sizeof(b->started)) ||
+	    get_str(env, "hostname", b->host, sizeof(b->host)) ||
+	    get_num(d, "seconds", &b->seconds) || get_num(total, "share_pct", &share) ||
+	    get_num(total, "bpftop_share_pct", &bt) || json_array_size(ci) != 2 ||
+	    !json_is_number(json_array_get(ci, 0)) || !json_is_number(json_array_get(ci, 1))) {
+		snprintf(err, errlen, "an attached document without its environment, owners or total");
+		return -1;
+	}
+	lo = json_number_value(json_array_get(ci, 0));
+	hi = json_number_value(json_array_get(ci, 1));
+	b->per_s = 0;
+	json_array_foreach(owners, i, v) {
+		char comm[64], line[256];
+		double per_s, sh, obt;
+		json_t *pid = json_object_get(v, "pid");
+
+		if (!json_is_object(v) || get_str(v, "comm", comm, sizeof(comm)) ||
+		    get_num(v, "per_s", &per_s) || get_num(v, "share_pct", &sh) ||
+		    get_num(v, "bpftop_share_pct", &obt) || !(json_is_integer(pid) || json_is_null(pid))) {
+			snprintf(err, errlen, "/owners/%zu: not an owner", i);
+			return -1;
+		}
+		b->per_s += isfinite(per_s) ? per_s : 0;
+		if (b->ntracers == BUDGET_MAX_TRACERS)
+			continue;
+		snprintf(b->t[b->ntracers].tracer, sizeof(b->t[0].tracer), "%s", comm);
+		snprintf(line, sizeof(line), "%s %lld: %.0f events/s, %.3g%% of the box's CPU "
+			 "(bpftop's method: %.3g%%)", comm, (long long)json_integer_value(pid), per_s,
+			 sh, obt);
+		snprintf(b->t[b->ntracers++].verdict, sizeof(b->t[0].verdict), "%s", line);
+	}
+	snprintf(b->scope, sizeof(b->scope), "what is attached (budget --attached): %.3g%% of the "
+		 "box's CPU [%.3g, %.3g], bpftop's method %.3g%%", share, lo, hi, bt);
+	return 0;
+}
+
 int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *err,
 		    size_t errlen)
 {
@@ -200,6 +249,11 @@ int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *
 		return -1;
 	}
 	env = json_object_get(d, "environment");
+	if (json_is_string(json_object_get(d, "kind")) &&
+	    !strcmp(json_string_value(json_object_get(d, "kind")), "attached")) {
+		ret = read_attached(d, env, b, err, errlen);
+		goto out;
+	}
 	rates = json_object_get(d, "rates");
 	tracers = json_object_get(d, "tracers");
 	checks = json_object_get(d, "checks");

@@ -148,6 +148,11 @@ if command -v promtool >/dev/null; then
 	promtool check metrics <"$P" || fail "promtool: $P"
 fi
 
+# recorded beside the budgets: report's section shows each owner and the total
+"$TT" report tests/fixtures/docs/small.json -o "$TMP/r.html" 2>"$TMP/r.err" || fail "report: $(cat "$TMP/r.err")"
+grep -q "what is attached (budget --attached)" "$TMP/r.html" || fail "no attached view in the report"
+grep -q "bpftrace $bt: " "$TMP/r.html" || fail "no bpftrace line in the report"
+
 # a program that goes away during the window is "gone", not 0
 "$ATTACH" syscalls:sys_enter_getuid >"$TMP/attach.out" 2>&1 & ap=$!; pids+=($ap)
 for _ in $(seq 100); do grep -q '^attached ' "$TMP/attach.out" && break; sleep 0.1; done
