@@ -182,7 +182,7 @@ static size_t prog_ids_of(const char *pid, __u32 *ids, size_t max)
 	return n;
 }
 
-static int bpf_tracing_type(__u32 type)
+int activity_bpf_tracing_type(unsigned int type)
 {
 	switch (type) {
 	case BPF_PROG_TYPE_KPROBE:
@@ -330,7 +330,7 @@ static int bpf_items(struct items *it)
 		}
 		memset(&info, 0, sizeof(info));
 		/* libbpf names the types as bpftool does: "tracepoint", "raw_tracepoint" */
-		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) == 0 && bpf_tracing_type(info.type))
+		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) == 0 && activity_bpf_tracing_type(info.type))
 			item_add(it, "bpf prog %u '%s' (%s)", id, info.name,
 				 libbpf_bpf_prog_type_str(info.type) ?: "?");
 		close(fd);

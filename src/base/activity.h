@@ -75,6 +75,8 @@ void activity_own_bpf_prog(int fd);
 /* The same for every BPF program process @pid holds: a tool we run (bpftrace). */
 void activity_own_bpf_of(pid_t pid);
 
+/* 1 if a BPF program of @type (BPF_PROG_TYPE_*) traces: kprobe, tracepoint, perf_event, raw_tp, tracing. */
+int activity_bpf_tracing_type(unsigned int type);
 /* 1 if BPF program @id is this process's: held by it, or loaded by it (declared above). */
 int activity_bpf_ours(unsigned int id);
 

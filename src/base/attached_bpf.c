@@ -23,20 +23,10 @@
 #include "base/activity.h"
 #include "base/attached.h"
 
+/* activity's tracing types, and LSM programs: they run on every hook of theirs */
 static int tracing_type(__u32 type)
 {
-	switch (type) {
-	case BPF_PROG_TYPE_KPROBE:
-	case BPF_PROG_TYPE_TRACEPOINT:
-	case BPF_PROG_TYPE_PERF_EVENT:
-	case BPF_PROG_TYPE_RAW_TRACEPOINT:
-	case BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE:
-	case BPF_PROG_TYPE_TRACING:
-	case BPF_PROG_TYPE_LSM:
-		return 1;
-	default:
-		return 0;
-	}
+	return activity_bpf_tracing_type(type) || type == BPF_PROG_TYPE_LSM;
 }
 
 static const char *fd_type_mech(__u32 t)

@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <tracefs.h>
 
+#include "base/activity.h"
 #include "base/attached.h"
 
 static struct att_fd *fd_add(struct att_fds *f)
@@ -162,41 +163,6 @@ void att_fds_release(struct att_fds *f)
 	free(f);
 }
 
-/* TracerPid of any thread of @pid (ptrace attaches thread by thread), and how many */
-static pid_t tracer_of(pid_t pid, int *nthreads)
-{
-	char path[64], line[128];
-	struct dirent *e;
-	pid_t found = 0;
-	DIR *d;
-
-	*nthreads = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if (!(d = opendir(path)))
-		return 0;
-	while ((e = readdir(d))) {
-		FILE *f;
-		int tracer;
-
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/status", (int)pid, e->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "TracerPid: %d", &tracer) == 1) {
-				if (tracer > 0) {
-					found = found ? found : tracer;
-					(*nthreads)++;
-				}
-				break;
-			}
-		fclose(f);
-	}
-	closedir(d);
-	return found;
-}
-
 /* Seccomp mode and filter count of @pid's main thread */
 static int seccomp_of(pid_t pid, int *filters)
 {
@@ -228,25 +194,24 @@ int att_task_scan(struct att_list *l)
 		struct att_consumer *c;
 		struct att_proc target;
 		pid_t pid, tracer;
-		int nthreads, filters, mode;
+		int filters, mode;
 
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		pid = atoi(e->d_name);
 		if (pid == self)
 			continue;
-		tracer = tracer_of(pid, &nthreads);
+		tracer = activity_ptracer(pid, self);
 		mode = seccomp_of(pid, &filters);
-		if ((!tracer || tracer == self) && mode != 2)
+		if (!tracer && mode != 2)
 			continue;
 		att_proc_read(pid, &target);
-		if (tracer && tracer != self) {
+		if (tracer) {
 			if (!(c = att_add(l, ATT_PTRACE)))
 				goto oom;
 			snprintf(c->key, sizeof(c->key), "ptrace %d by %d", (int)pid, (int)tracer);
 			snprintf(c->mech, sizeof(c->mech), "ptrace");
-			snprintf(c->what, sizeof(c->what), "pid %d (%s), %d thread%s traced",
-				 (int)pid, target.comm, nthreads, nthreads == 1 ? "" : "s");
+			snprintf(c->what, sizeof(c->what), "pid %d (%s)", (int)pid, target.comm);
 			c->target = pid;
 			memcpy(c->target_comm, target.comm, sizeof(c->target_comm));
 			att_holder_add(c, tracer);
@@ -261,7 +226,7 @@ int att_task_scan(struct att_list *l)
 			c->target = pid;
 			memcpy(c->target_comm, target.comm, sizeof(c->target_comm));
 			/* a filter's RET_TRACE goes to the tracer (strace --seccomp-bpf) */
-			if (tracer && tracer != self)
+			if (tracer)
 				att_holder_add(c, tracer);
 		}
 	}
