@@ -72,11 +72,11 @@ static json_t *row_json(const struct att_row *r)
 
 static json_t *owner_json(const struct att_owner *o)
 {
-	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:f, s:[f, f], s:f}",
+	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:o, s:[o, o], s:f}",
 			 "pid", o->p.pid ? json_integer(o->p.pid) : json_null(), "comm", o->p.comm,
 			 "cmdline", o->p.cmdline, "consumers", o->nrows, "uncounted", o->nuncounted,
 			 "floors", o->nfloor, "per_s", o->rate, "prog_ns_per_s", o->prog_ns_total,
-			 "share_pct", o->share, "share_ci95", o->share_lo, o->share_hi,
+			 "share_pct", num(o->share), "share_ci95", num(o->share_lo), num(o->share_hi),
 			 "bpftop_share_pct", o->bpftop_share);
 }
 
@@ -91,7 +91,7 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		json_array_append_new(owners, owner_json(&a->owners[i]));
 	d = json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:i}, s:f, s:i,"
 		      " s:{s:b, s:o, s:i, s:i}, s:{s:b, s:b, s:b, s:s}, s:{s:f, s:I, s:o},"
-		      " s:{s:f, s:[f, f], s:f, s:i}, s:o, s:o}",
+		      " s:{s:o, s:[o, o], s:f, s:i}, s:o, s:o}",
 		      "kind", "attached", "schema_version", ATTACHED_SCHEMA_VERSION,
 		      "environment", "hostname", env->hostname, "kernel", env->kernel,
 		      "tracetax_version", env->tracetax_version, "started", env->started,
@@ -103,7 +103,8 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		      "processes", a->proc_partial, "audit", a->audit,
 		      "syscalls", "seconds", a->rates.seconds, "events", (json_int_t)a->rates.events,
 		      "reason", str_or_null(a->rates_why),
-		      "total", "share_pct", a->share, "share_ci95", a->share_lo, a->share_hi,
+		      "total", "share_pct", num(a->share), "share_ci95", num(a->share_lo),
+		      num(a->share_hi),
 		      "bpftop_share_pct", a->bpftop_share, "floors", a->nfloor,
 		      "consumers", rows, "owners", owners);
 	if (!d)

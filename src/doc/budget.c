@@ -186,6 +186,21 @@ static int get_num(json_t *o, const char *key, double *out)
 	return 0;
 }
 
+/* An array's number or null (NaN), as get_num */
+static int num_at(json_t *a, size_t i, double *out)
+{
+	json_t *v = json_array_get(a, i);
+
+	if (json_is_null(v)) {
+		*out = NAN;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return -1;
+	*out = json_number_value(v);
+	return 0;
+}
+
 /*
  * A stored `budget --attached` document (budget_attached.c records it
  * beside the budgets): the report's section takes it as a budget whose
@@ -203,12 +218,10 @@ static int read_attached(json_t *d, json_t *env, struct budget_brief *b, char *e
 	    get_str(env, "hostname", b->host, sizeof(b->host)) ||
 	    get_num(d, "seconds", &b->seconds) || get_num(total, "share_pct", &share) ||
 	    get_num(total, "bpftop_share_pct", &bt) || json_array_size(ci) != 2 ||
-	    !json_is_number(json_array_get(ci, 0)) || !json_is_number(json_array_get(ci, 1))) {
+	    num_at(ci, 0, &lo) || num_at(ci, 1, &hi)) {
 		snprintf(err, errlen, "an attached document without its environment, owners or total");
 		return -1;
 	}
-	lo = json_number_value(json_array_get(ci, 0));
-	hi = json_number_value(json_array_get(ci, 1));
 	b->per_s = 0;
 	json_array_foreach(owners, i, v) {
 		char comm[64], line[256];
@@ -225,9 +238,13 @@ static int read_attached(json_t *d, json_t *env, struct budget_brief *b, char *e
 		if (b->ntracers == BUDGET_MAX_TRACERS)
 			continue;
 		snprintf(b->t[b->ntracers].tracer, sizeof(b->t[0].tracer), "%s", comm);
-		snprintf(line, sizeof(line), "%s %lld: %.0f events/s, %.3g%% of the box's CPU "
-			 "(bpftop's method: %.3g%%)", comm, (long long)json_integer_value(pid), per_s,
-			 sh, obt);
+		if (isfinite(sh))
+			snprintf(line, sizeof(line), "%s %lld: %.0f events/s, %.3g%% of the box's CPU "
+				 "(bpftop's method: %.3g%%)", comm, (long long)json_integer_value(pid),
+				 per_s, sh, obt);
+		else
+			snprintf(line, sizeof(line), "%s %lld: %.0f events/s, no cost known",
+				 comm, (long long)json_integer_value(pid), per_s);
 		snprintf(b->t[b->ntracers++].verdict, sizeof(b->t[0].verdict), "%s", line);
 	}
 	snprintf(b->scope, sizeof(b->scope), "what is attached (budget --attached): %.3g%% of the "

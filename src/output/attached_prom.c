@@ -93,9 +93,11 @@ int output_attached_prometheus(const struct attached *a, const struct environmen
 		}
 	}
 	help(f, "tracetax_attached_total_cpu_share_ratio", "every costed consumer's share of the box's CPU");
-	fprintf(f, "tracetax_attached_total_cpu_share_ratio{");
-	host_labels(f, env);
-	fprintf(f, ",floors=\"%d\"} %.9g\n", a->nfloor, a->share / 100);
+	if (isfinite(a->share)) {
+		fprintf(f, "tracetax_attached_total_cpu_share_ratio{");
+		host_labels(f, env);
+		fprintf(f, ",floors=\"%d\"} %.9g\n", a->nfloor, a->share / 100);
+	}
 	help(f, "tracetax_attached_total_bpftop_cpu_share_ratio", "bpftop's method over the same programs");
 	fprintf(f, "tracetax_attached_total_bpftop_cpu_share_ratio{");
 	host_labels(f, env);

@@ -90,6 +90,8 @@ static void row_cost(struct attached *a, struct att_row *r)
 
 void attached_costs(struct attached *a)
 {
+	int ncosted = 0;
+
 	a->share = a->share_lo = a->share_hi = a->bpftop_share = 0;
 	a->nfloor = 0;
 	for (int i = 0; i < a->nrows; i++) {
@@ -100,12 +102,15 @@ void attached_costs(struct attached *a)
 			a->share += r->cost.share;
 			a->share_lo += r->cost.share_lo;
 			a->share_hi += r->cost.share_hi;
+			ncosted++;
 		}
 		if (isfinite(r->cost.bpftop_share))
 			a->bpftop_share += r->cost.bpftop_share;
 		if (r->cost.floor || (r->rate != 0 && !isfinite(r->cost.share)))
 			a->nfloor++;
 	}
+	if (!ncosted)
+		a->share = a->share_lo = a->share_hi = NAN;
 }
 
 static struct att_proc owner_of(const struct att_row *r)
@@ -154,12 +159,16 @@ void attached_owners(struct attached *a)
 			o->share += r->cost.share;
 			o->share_lo += r->cost.share_lo;
 			o->share_hi += r->cost.share_hi;
+			o->ncosted++;
 		}
 		if (isfinite(r->cost.bpftop_share))
 			o->bpftop_share += r->cost.bpftop_share;
 		if (r->cost.floor || (r->rate != 0 && !isfinite(r->cost.share)))
 			o->nfloor++;
 	}
+	for (int k = 0; k < a->nowners; k++)
+		if (!a->owners[k].ncosted)
+			a->owners[k].share = a->owners[k].share_lo = a->owners[k].share_hi = NAN;
 }
 
 void attached_release(struct attached *a)

@@ -62,9 +62,10 @@ struct att_owner {
 	int nuncounted;           /* rows without a count: its rate is then a floor */
 	double rate;              /* sum of its counted rows' events/s */
 	double prog_ns_total;     /* sum of counted BPF run_ns / seconds: ns of CPU per s */
-	double share, share_lo, share_hi;   /* % of the box: its consumers' */
+	double share, share_lo, share_hi;   /* % of the box: its costed consumers'; NaN none */
 	double bpftop_share;
 	int nfloor;               /* consumers whose share is a floor or unknown */
+	int ncosted;
 };
 
 struct attached {
@@ -81,7 +82,7 @@ struct attached {
 	int stats_sysctl_before, stats_sysctl_after;  /* kernel.bpf_stats_enabled, -1 unreadable */
 	struct budget_rates rates;   /* the syscall counter's window */
 	char rates_why[256];      /* the counter could not run: syscall-hooking rows not counted */
-	double share, share_lo, share_hi;   /* every counted consumer's, % of the box */
+	double share, share_lo, share_hi;   /* every costed consumer's, % of the box; NaN none */
 	double bpftop_share;      /* bpftop's method over the same BPF programs */
 	int nfloor;
 };

@@ -39,6 +39,7 @@ static struct att_row row(enum att_kind kind, pid_t holder, pid_t target, double
 	snprintf(r.c.target_comm, sizeof(r.c.target_comm), "t%d", (int)target);
 	r.rate = rate;
 	r.run_cnt = -1;
+	r.cost.share = r.cost.share_lo = r.cost.share_hi = r.cost.bpftop_share = NAN;
 	return r;
 }
 
@@ -54,6 +55,9 @@ static void test_owners(void **state)
 	rows[0].run_cnt = 10;
 	rows[0].run_ns = 2000;
 	rows[0].seconds = 2;
+	rows[0].cost.share = 1.5;
+	rows[0].cost.share_lo = 1;
+	rows[0].cost.share_hi = 2;
 	attached_owners(&a);
 	assert_int_equal(a.nowners, 4);
 	assert_int_equal(a.owners[0].p.pid, 10);
@@ -61,7 +65,10 @@ static void test_owners(void **state)
 	assert_int_equal(a.owners[0].nuncounted, 1);	/* its rate is a floor */
 	assert_true(a.owners[0].rate == 100);
 	assert_true(a.owners[0].prog_ns_total == 1000);
+	assert_true(a.owners[0].share == 1.5 && a.owners[0].share_hi == 2);
 	assert_int_equal(a.owners[1].p.pid, 20);
+	/* nothing of its costed: no share, not a share of 0 */
+	assert_true(isnan(a.owners[1].share));
 	/* a filter with no supervisor is its own process's */
 	assert_int_equal(a.owners[2].p.pid, 40);
 	assert_string_equal(a.owners[2].p.comm, "t40");
