@@ -29,6 +29,9 @@ const char *attached_tracer_of(const struct att_row *r)
 				return bpf[i].tracer;
 		return NULL;
 	case ATT_PERF:
+		/* perf trace: its tool's cost per syscall, two events each (attached_costs halves it) */
+		if (r->c.nholders && !strncmp(r->c.holders[0].cmdline, "perf trace", 10))
+			return "perf-trace";
 		return "perf:sample";
 	case ATT_FTRACE:
 		/* events only: the function tracer's cost is per function, not measured as such */
@@ -64,10 +67,13 @@ static void row_cost(struct attached *a, struct att_row *r)
 	if (c->tracer[0] && isfinite(c->cell_ns)) {
 		double p = bpf ? c->cell_prog_ns : 0;
 
+		/* perf trace counts sys_enter and sys_exit: the tool's cost is per pair */
+		double per = !strcmp(c->tracer, "perf-trace") ? 2 : 1;
+
 		if (isfinite(p)) {
-			c->disp_ns = c->cell_ns - p;
-			c->disp_lo = c->cell_lo - p;
-			c->disp_hi = c->cell_hi - p;
+			c->disp_ns = (c->cell_ns - p) / per;
+			c->disp_lo = (c->cell_lo - p) / per;
+			c->disp_hi = (c->cell_hi - p) / per;
 		} else if (!c->why[0]) {
 			snprintf(c->why, sizeof(c->why), "%s's own program time was not measured: "
 				 "its dispatch is unknown", c->tracer);
