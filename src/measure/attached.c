@@ -34,14 +34,6 @@
 
 #define ALL_PROCS 4096
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static struct att_row *row_add(struct attached *a, const struct att_consumer *c)
 {
 	struct att_row *r;
@@ -206,7 +198,7 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 		snprintf(err, len, "cannot read the consumers: %s", strerror(errno));
 		goto out;
 	}
-	t0 = mono_s();
+	t0 = now_s();
 	ro.all = all;
 	ro.max_all = ALL_PROCS;
 	ro.nall = &nall;
@@ -215,7 +207,7 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 		goto out;
 	if (ret)
 		ret = 0;	/* rates_why says it: the syscall-hooking rows are not counted */
-	t1 = mono_s();
+	t1 = now_s();
 	signals_doing("reading the box's tracing consumers");
 	if (att_scan(&e)) {
 		snprintf(err, len, "cannot read the consumers: %s", strerror(errno));
