@@ -24,9 +24,19 @@ INST=tt-agent-$$
 pids=() busy=()
 # the agents first: a SIGTERM sent to a program while strace stops it can be
 # lost with strace; then the busy programs, which ignore nothing
+# bpftrace 0.17 can miss a signal that comes just before it waits (see
+# src/tracers/tools/bpftrace.c): each agent is asked again every 0.5 s
 stop_all() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	local p i
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+		for i in $(seq 20); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.5
+			kill -INT "$p" 2>/dev/null
+		done
+		kill -9 "$p" 2>/dev/null
+	done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
 	for p in "${busy[@]}"; do kill -9 "$p" 2>/dev/null; done
 	for p in "${busy[@]}"; do wait "$p" 2>/dev/null; done
