@@ -50,6 +50,25 @@ rc=$?
 [ "$rc" = 2 ] && grep -q "gave up after waiting 1 s: .*pid $a " "$TMP/l.err" ||
 	fail "list --wait 1 while A runs: exit $rc: $(cat "$TMP/l.err")"
 echo "W: $(tail -1 "$TMP/w.err")"
+# budget takes the same lock the same way: --no-wait, --wait, and $TRACETAX_WAIT
+"$TT" budget -t bpf:tp/count --no-wait --no-store >"$TMP/bn.out" 2>"$TMP/bn.err"
+rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$TMP/bn.err")" = 1 ] &&
+	grep -q "another measurement is running: pid $a .*(--no-wait)\$" "$TMP/bn.err" ||
+	fail "budget --no-wait while A runs: exit $rc: $(cat "$TMP/bn.err")"
+for how in "--wait 1" "TRACETAX_WAIT=1"; do
+	start=$(date +%s%N)
+	case $how in
+	--*) "$TT" budget -t bpf:tp/count $how --no-store ;;
+	*) env "$how" "$TT" budget -t bpf:tp/count --no-store ;;
+	esac >"$TMP/bw.out" 2>"$TMP/bw.err"
+	rc=$?
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	[ "$rc" = 2 ] && grep -q "gave up after waiting 1 s: .*pid $a .*(--wait)\$" "$TMP/bw.err" ||
+		fail "budget $how while A runs: exit $rc: $(cat "$TMP/bw.err")"
+	[ "$ms" -ge 900 ] && [ "$ms" -lt 5000 ] || fail "budget $how gave up after $ms ms"
+done
+echo "budget: $(tail -1 "$TMP/bw.err")"
 
 "$TT" run -t perf:count,bpf:rawtp/count --reps 2 --run-ms 50 --json "$TMP/c.json" \
 	>"$TMP/c.out" 2>"$TMP/c.err" &
