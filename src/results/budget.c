@@ -15,28 +15,28 @@ static double pct(const struct budget_rates *r, double events, double ns)
 	return 100.0 * events * ns * 1e-9 / (r->seconds * r->cpus);
 }
 
+/* One more zeroed element of @size at the end of *@arr, of *@n: it. */
+static void *push(void *arr, int *n, size_t size)
+{
+	void **a = arr;
+	char *p = realloc(*a, (size_t)(*n + 1) * size);
+
+	if (!p)
+		die("out of memory");
+	*a = p;
+	p += (size_t)(*n)++ * size;
+	memset(p, 0, size);
+	return p;
+}
+
 struct budget_tracer *budget_add_tracer(struct budget *b)
 {
-	struct budget_tracer *t = realloc(b->tracers, (size_t)(b->ntracers + 1) * sizeof(*t));
-
-	if (!t)
-		die("out of memory");
-	b->tracers = t;
-	t = &b->tracers[b->ntracers++];
-	memset(t, 0, sizeof(*t));
-	return t;
+	return push(&b->tracers, &b->ntracers, sizeof(*b->tracers));
 }
 
 struct budget_check *budget_add_check(struct budget *b)
 {
-	struct budget_check *k = realloc(b->checks, (size_t)(b->nchecks + 1) * sizeof(*k));
-
-	if (!k)
-		die("out of memory");
-	b->checks = k;
-	k = &b->checks[b->nchecks++];
-	memset(k, 0, sizeof(*k));
-	return k;
+	return push(&b->checks, &b->nchecks, sizeof(*b->checks));
 }
 
 void budget_release(struct budget *b)

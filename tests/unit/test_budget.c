@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "assert_near.h"
 #include <jansson.h>
 
 #include "doc/budget.h"
@@ -20,13 +22,6 @@
 #include "results/budget.h"
 
 #define EPS 1e-9
-#define assert_near(a, b, eps) do {						\
-	double a_ = (a), b_ = (b);						\
-	if (!(fabs(a_ - b_) <= (eps))) {					\
-		print_error("%.17g != %.17g (eps %g)\n", a_, b_, (double)(eps));	\
-		_fail(__FILE__, __LINE__);					\
-	}									\
-} while (0)
 
 /* A tracer with a stored cost of @ns [ns - 10, ns + 10] per event. */
 static struct budget_tracer *add_cost(struct budget *b, const char *name, double ns)

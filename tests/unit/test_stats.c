@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "assert_near.h"
+
 #include "results/results.h"
 #include "results/stats.h"
 #include "results/stats_rounds.h"
@@ -20,14 +22,6 @@
 #define EPS 1e-9
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* cmocka's assert_float_equal() goes through float: 7 digits, not enough. */
-#define assert_near(a, b, eps) do {						\
-	double a_ = (a), b_ = (b);						\
-	if (!(fabs(a_ - b_) <= (eps))) {					\
-		print_error("%.17g != %.17g (eps %g)\n", a_, b_, (double)(eps));	\
-		_fail(__FILE__, __LINE__);					\
-	}									\
-} while (0)
 
 /* relative: quantiles span 1e-4 to 1e12 */
 #define assert_rel(a, b, rel) assert_near(a, b, (rel) * fabs(b))
