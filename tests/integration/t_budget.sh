@@ -46,15 +46,19 @@ WANT="unknown tracer" bad -t no-such-tracer
 WANT="unknown syscall 'nope'" bad -t bpf:tp/count --target nope
 WANT="cmd:'COMMAND' workloads only" bad -t bpf:tp/count -w getpid
 
-# the probe sees a counter while one counts: the check at the end can fail
-"$TT" budget -q -t bpf:tp/count --for 3 --no-store >"$TMP/seen.out" 2>&1 &
+# the probe sees a counter while one counts: the check at the end can fail.
+# budget may first wait for the lock (TRACETAX_WAIT); it says when it counts.
+"$TT" budget -t bpf:tp/count --for 4 --no-store >"$TMP/seen.out" 2>"$TMP/seen.err" &
 seen=$!
-for _ in $(seq 200); do
-	"$ACT" 2>/dev/null | grep -q "'tt_budget'" && break
+while kill -0 $seen 2>/dev/null && ! grep -q "^counting events" "$TMP/seen.err"; do sleep 0.1; done
+saw=
+for _ in $(seq 20); do
+	"$ACT" 2>/dev/null | grep -q "'tt_budget'" && { saw=1; break; }
+	kill -0 $seen 2>/dev/null || break
 	sleep 0.1
 done
-"$ACT" 2>/dev/null | grep -q "'tt_budget'" || fail "tt-activity never saw budget's counter loaded"
-wait $seen || fail "budget --for 3: exit $?: $(cat "$TMP/seen.out")"
+wait $seen || fail "budget --for 4: exit $?: $(cat "$TMP/seen.err")"
+[ -n "$saw" ] || fail "tt-activity never saw budget's counter loaded: $(cat "$TMP/seen.err")"
 
 # the counter on one process: exactly its getuid calls, while it runs
 # (long enough to outlast a wait for the lock: killed once counted)
