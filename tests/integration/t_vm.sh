@@ -108,12 +108,12 @@ wait $pid; rc=$?
 
 # A guest whose workload never ends: the deadline after boot ends it, says
 # so, keeps the console log and leaves nothing behind.
-TRACETAX_VM_DEADLINE=15 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
+TRACETAX_VM_DEADLINE=10 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
 	>"$TMP/hang.out" 2>"$TMP/hang.err" &
 pid=$!
 wait $pid; rc=$?
 [ $rc = 1 ] || fail "a hung guest: exit $rc, not 1: $(tail -n 3 "$TMP/hang.err")"
-grep -q "^tracetax: error: the guest's tracetax did not finish within 15 s of booting (TRACETAX_VM_DEADLINE): the VM killed; its console log: $TRACETAX_STATE_DIR/vm-console-$REL.log\$" "$TMP/hang.err" ||
+grep -q "^tracetax: error: the guest's tracetax did not finish within 10 s of booting (TRACETAX_VM_DEADLINE): the VM killed; its console log: $TRACETAX_STATE_DIR/vm-console-$REL.log\$" "$TMP/hang.err" ||
 	fail "a hung guest: no deadline message: $(tail -n 3 "$TMP/hang.err")"
 [ -f "$TRACETAX_STATE_DIR/vm-console-$REL.log" ] || fail "a hung guest: its console log was not kept"
 grep "booted under tcg" "$TMP/err" "$TMP/hang.err"
