@@ -188,10 +188,13 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
-# pair_measure with the measurement's outcome set by the test: its pair_run
-# and document write, and no lock or signal thread (tests/unit/test_session.c)
+# pair_measure, run --kernel and budget with the measurement's outcome set
+# by the test: pair_run, the VM, budget's counter and run, the documents'
+# writes, and no lock or signal thread (tests/unit/test_session.c)
 $(B)/tests/test_session: LDFLAGS += -Wl,--wrap=pair_run,--wrap=output_pair_json \
-	-Wl,--wrap=cmd_take_lock,--wrap=cmd_signals_once
+	-Wl,--wrap=cmd_take_lock,--wrap=cmd_signals_once \
+	-Wl,--wrap=vm_kernel_release,--wrap=vm_cleanup_stale,--wrap=vm_run,--wrap=output_json_file \
+	-Wl,--wrap=run_measure,--wrap=rates_allowed,--wrap=rates_count,--wrap=doc_budget_write
 
 # The test tools' BPF objects go through the same pipeline as bpf/.
 $(B)/tests/tools/%.tmp.o: tests/tools/%.bpf.c

@@ -6,9 +6,14 @@
  * with its comm). It is what a syscall tracer's hook would see. Filters:
  * a tgid (--pid), a cgroup and its descendants (--cgroup), a syscall
  * number (--target). Its own cost per event is read back with BPF stats.
+ * Pids are those of budget's pid namespace (bpf_get_ns_current_pid_tgid):
+ * in a container, --pid and budget's own pid are the container's, while
+ * bpf_get_current_pid_tgid() gives the init namespace's.
  */
 #include "types.bpf.h"
 #include <bpf/bpf_helpers.h>
+
+#include "budget_bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -20,11 +25,8 @@ const volatile __u32 self_tgid = 0;       /* tracetax itself: its wait is not th
 const volatile __u64 filter_cgid = 0;     /* 0: every cgroup */
 const volatile __u32 filter_level = 0;    /* the cgroup's depth under the root */
 const volatile __s32 filter_nr = -1;      /* -1: every syscall */
-
-struct proc_count {
-	__u64 n;
-	char comm[16];
-};
+const volatile __u64 ns_dev = 0;          /* budget's pid namespace (/proc/self/ns/pid) */
+const volatile __u64 ns_ino = 0;          /* 0: unknown, the init namespace's pids */
 
 /* Per CPU: the count of each syscall number; BUDGET_NR_MAX-1 holds the rest. */
 struct {
@@ -58,6 +60,15 @@ int tt_budget(struct bpf_raw_tracepoint_args *ctx)
 	struct proc_count *p;
 	__u64 *v;
 
+	if (ns_ino) {
+		struct bpf_pidns_info ns = { 0 };
+
+		/* -ENOENT: the task is not in our namespace (nor below it) */
+		if (bpf_get_ns_current_pid_tgid(ns_dev, ns_ino, &ns, sizeof(ns)))
+			tgid |= BUDGET_OUTSIDE_NS;
+		else
+			tgid = ns.tgid;
+	}
 	if (filter_tgid && tgid != filter_tgid)
 		return 0;
 	if (tgid == self_tgid)

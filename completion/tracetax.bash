@@ -27,7 +27,7 @@ _tracetax()
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in -*) ;; *) cmd=${words[i]}; break ;; esac
 	done
-	local commands="run list clocks pair cleanup history show compare export import report experiment"
+	local commands="run budget list clocks pair cleanup history show compare export import report experiment"
 	if [[ -z $cmd ]]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -68,6 +68,8 @@ _tracetax()
 	local opts
 	case $cmd in
 	run) opts=$run_opts ;;
+	budget) opts="--tracer --for --pid --cgroup --target --measure --max-age --workload --reps
+		--run-ms --json --store --no-store --wait --no-wait --quiet --help" ;;
 	list) opts="--json --names --help"
 		[[ $prev == --names ]] && { COMPREPLY=($(compgen -W "tracers workloads" -- "$cur")); return; } ;;
 	clocks) opts="--json --reads --help" ;;

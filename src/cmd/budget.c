@@ -18,6 +18,7 @@
 
 #include "base/atomic_file.h"
 #include "base/hostid.h"
+#include "base/lock.h"
 #include "base/signals.h"
 #include "base/util.h"
 #include "cli/cli.h"
@@ -55,18 +56,20 @@ static const char usage_budget[] =
 	"      --json FILE         write the budget document; '-': to stdout\n"
 	"      --store PATH        the results store to read costs from and record in\n"
 	"      --no-store          record nothing (stored costs are still read)\n"
+	"      --wait SECONDS      for another measurement's lock, at most this long;\n"
+	"                          default $TRACETAX_WAIT, else 600\n"
+	"      --no-wait           fail at once when another measurement runs\n"
 	"  -q, --quiet             no progress lines\n"
 	"      --attached          what the tracing already attached costs, not -t's\n"
 	"                          (tracetax budget --attached --help)\n";
 
-#define BUDGET_MAX_ARGS 16	/* -t or -w options */
-
 struct budget_args {
-	/* -t and -w add up when repeated, as run's do: each passed on to run's parser */
-	const char *tracers[BUDGET_MAX_ARGS], *workloads[BUDGET_MAX_ARGS];
+	/* -t and -w add up when repeated, as run's do: each passed on to run's
+	 * parser (argc of each: room for every one) */
+	const char **tracers, **workloads;
 	int ntracers, nworkloads;
 	const char *cgroup, *target, *json, *store;
-	int seconds, max_age_h, reps, run_ms;
+	int seconds, max_age_h, reps, run_ms, wait_s;
 	pid_t pid;
 	bool measure, no_store, quiet;
 };
@@ -96,6 +99,8 @@ static void parse(int argc, char **argv, struct budget_args *a)
 		{ "json", required_argument, NULL, 'j' },
 		{ "store", required_argument, NULL, 's' },
 		{ "no-store", no_argument, NULL, 'O' },
+		{ "wait", required_argument, NULL, 'W' },
+		{ "no-wait", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -103,24 +108,21 @@ static void parse(int argc, char **argv, struct budget_args *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
+	a->tracers = calloc((size_t)argc + 1, sizeof(*a->tracers));
+	a->workloads = calloc((size_t)argc + 1, sizeof(*a->workloads));
+	if (!a->tracers || !a->workloads)
+		die("out of memory");
 	a->seconds = 5;
 	a->max_age_h = 168;
 	a->reps = 8;
 	a->run_ms = 100;
+	a->wait_s = cmd_wait_default();
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:w:r:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 't':
-			if (a->ntracers == BUDGET_MAX_ARGS)
-				die_usage("too many -t options (at most %d)", BUDGET_MAX_ARGS);
-			a->tracers[a->ntracers++] = optarg;
-			break;
-		case 'w':
-			if (a->nworkloads == BUDGET_MAX_ARGS)
-				die_usage("too many -w options (at most %d)", BUDGET_MAX_ARGS);
-			a->workloads[a->nworkloads++] = optarg;
-			break;
+		case 't': a->tracers[a->ntracers++] = optarg; break;
+		case 'w': a->workloads[a->nworkloads++] = optarg; break;
 		case 'f': a->seconds = num_arg(optarg, "--for", 1, 3600); break;
 		case 'p': a->pid = num_arg(optarg, "--pid", 1, INT32_MAX); break;
 		case 'g': a->cgroup = optarg; break;
@@ -132,6 +134,8 @@ static void parse(int argc, char **argv, struct budget_args *a)
 		case 'j': a->json = optarg; break;
 		case 's': a->store = optarg; break;
 		case 'O': a->no_store = true; break;
+		case 'W': a->wait_s = num_arg(optarg, "--wait", 0, LOCK_WAIT_MAX_S); break;
+		case 'N': a->wait_s = LOCK_NOWAIT; break;
 		case 'q': a->quiet = true; break;
 		case 'h': fputs(usage_budget, stdout); exit(0);
 		case ':': cmd_die_usage("option needs a value", "tracetax budget --help");
@@ -166,9 +170,11 @@ static void parse(int argc, char **argv, struct budget_args *a)
 static void run_args_for(const struct budget_args *a, const char *lead, struct run_args *r)
 {
 	char reps[16], ms[16], err[512];
-	const char *argv[24 + 4 * BUDGET_MAX_ARGS];
+	const char **argv = calloc((size_t)(24 + 2 * (a->ntracers + a->nworkloads)), sizeof(*argv));
 	int n = 0;
 
+	if (!argv)
+		die("out of memory");
 	snprintf(reps, sizeof(reps), "%d", a->reps);
 	snprintf(ms, sizeof(ms), "%d", a->run_ms);
 	argv[n++] = "run";
@@ -206,6 +212,7 @@ static void run_args_for(const struct budget_args *a, const char *lead, struct r
 	argv[n] = NULL;
 	if (cli_parse_run(n, (char **)argv, r, err, sizeof(err)))
 		cmd_die_usage(err, "tracetax budget --help");
+	free(argv);
 	r->no_table = true;
 }
 
@@ -237,23 +244,23 @@ static struct budget_tracer *find_tracer(struct budget *b, const char *name)
 	return NULL;
 }
 
-/* A cell's overhead on each CPU (run --placement rotate) into @cost. */
+/*
+ * A cell's overhead on each CPU (run --placement rotate) into @cost: its
+ * mean and interval over the CPU's round means (results.c), the cell's own
+ * method, so that summing the CPUs' ends (budget_finish) carries the same
+ * drift between rounds as the cell's interval does. A CPU seen in fewer
+ * than 2 rounds has no such interval; a stored document without rounds per
+ * CPU is from before every round visited every CPU, when a CPU's figure
+ * was its rounds' drift: neither is used, the CPU costs the cell's figure.
+ */
 static void cost_per_cpu(struct budget_cost *cost, const struct cell *c)
 {
-	for (int k = 0; k < BUDGET_MAX_CPUS; k++)
-		cost->cpu_ns[k] = cost->cpu_lo[k] = cost->cpu_hi[k] = NAN;
 	cost->ncpu = 0;
-	for (int k = 0; k < c->nper_cpu; k++) {
-		int cpu = c->per_cpu[k].cpu;
-
-		if (cpu < 0 || cpu >= BUDGET_MAX_CPUS)
-			continue;
-		cost->cpu_ns[cpu] = c->per_cpu[k].mean;
-		cost->cpu_lo[cpu] = c->per_cpu[k].ci95[0];
-		cost->cpu_hi[cpu] = c->per_cpu[k].ci95[1];
-		if (cpu + 1 > cost->ncpu)
-			cost->ncpu = cpu + 1;
-	}
+	for (int k = 0; k < c->nper_cpu && cost->ncpu < CELL_MAX_CPUS; k++)
+		if (c->per_cpu[k].rounds >= 2)
+			cost->cpu[cost->ncpu++] = (struct budget_cpu_cost){
+				.cpu = c->per_cpu[k].cpu, .ns = c->per_cpu[k].mean,
+				.lo = c->per_cpu[k].ci95[0], .hi = c->per_cpu[k].ci95[1] };
 }
 
 static void measured_hook(struct results *r, void *arg)
@@ -287,9 +294,10 @@ static void measured_hook(struct results *r, void *arg)
 		struct budget_tracer *t = find_tracer(h->b, c->tracer);
 		struct budget_check *k;
 
-		if (!t || c->cmd.events_per_run < 0 || h->b->nchecks >= BUDGET_MAX_CHECKS)
+		/* every cmd: cell, skipped or failed ones too: the check says why */
+		if (!t || !workload_find(c->workload) || !workload_find(c->workload)->cmd)
 			continue;
-		k = &h->b->checks[h->b->nchecks++];
+		k = budget_add_check(h->b);
 		snprintf(k->tracer, sizeof(k->tracer), "%s", c->tracer);
 		snprintf(k->command, sizeof(k->command), "%s", c->workload);
 		budget_check_fill(k, &t->cost, c);
@@ -303,8 +311,7 @@ static void stored_per_cpu(struct store *s, struct budget_cost *cost, const char
 	char err[512], *text;
 	size_t len;
 
-	for (int k = 0; k < BUDGET_MAX_CPUS; k++)
-		cost->cpu_ns[k] = cost->cpu_lo[k] = cost->cpu_hi[k] = NAN;
+	cost->ncpu = 0;
 	if (store_document(s, cost->run_id, &text, &len, err, sizeof(err)))
 		return;
 	snprintf(d.name, sizeof(d.name), "run %lld", (long long)cost->run_id);
@@ -386,13 +393,13 @@ static int record_budget(const struct budget_args *a, const struct budget *b)
 	s = store_open(path, true, err, sizeof(err));
 	if (!s)
 		return error("cannot record the budget: %s", err);
-	doc = output_budget_json_string(b);
+	doc = doc_budget_json(b);
 	ret = store_record_budget(s, doc, &id, err, sizeof(err));
 	if (ret)
 		error("%s", err);
 	else if (!a->quiet)
 		fprintf(stderr, "budget recorded as %lld in '%s' (tracetax report shows it)\n",
-			(long long)id, path);
+			(long long)id, store_name(s));	/* a URI's password redacted */
 	free(doc);
 	store_close(s);
 	return ret;
@@ -422,8 +429,8 @@ int cmd_budget(int argc, char **argv)
 		if (a.nworkloads && !workload_find(ra.m.workloads[i])->cmd)
 			die_usage("budget checks cmd:'COMMAND' workloads only, not '%s' (-w)",
 				  ra.m.workloads[i]);
-	for (int i = 0; i < ra.m.ntracers && b->ntracers < BUDGET_MAX_TRACERS; i++) {
-		struct budget_tracer *t = &b->tracers[b->ntracers++];
+	for (int i = 0; i < ra.m.ntracers; i++) {
+		struct budget_tracer *t = budget_add_tracer(b);
 		const char *variant;
 		const struct tracer_ops *ops = tracer_ops_find(ra.m.tracers[i], &variant, err,
 							       sizeof(err));
@@ -436,8 +443,18 @@ int cmd_budget(int argc, char **argv)
 	cli_release(&ra);
 	if (a.json && atomic_file_check(a.json, err, sizeof(err)))
 		die_usage("%s", err);
+	/* before the lock: what budget needs, said in one line (not a usage error) */
+	if (rates_allowed(err, sizeof(err))) {
+		error("%s", err);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	/* the lock as run takes it: --no-wait before the signal thread, waiting after */
+	if (a.wait_s == LOCK_NOWAIT)
+		cmd_take_lock(LOCK_NOWAIT);
 	cmd_signals_once();
-	cmd_take_lock(false);
+	if (a.wait_s != LOCK_NOWAIT)
+		cmd_take_lock(a.wait_s);
 	environment_collect(&b->env);
 	b->max_age_h = a.max_age_h;
 	ro = (struct rates_opts){ .seconds = a.seconds, .pid = a.pid, .cgroup = a.cgroup,
@@ -463,6 +480,7 @@ int cmd_budget(int argc, char **argv)
 		struct hook_arg h = { b, workload };
 
 		run_args_for(&a, workload, &ra);
+		/* 3, a disturbed run, stays 3 whatever fails after it (exit_worst) */
 		ret = run_measure(&ra, measured_hook, &h);
 		cli_release(&ra);
 		if (ret >= 128)
@@ -474,12 +492,15 @@ int cmd_budget(int argc, char **argv)
 				      sizeof(b->tracers[i].verdict));
 	if (!a.json || strcmp(a.json, "-"))
 		output_budget(b, stdout);
-	if (a.json && output_budget_json(b, a.json))
-		ret = EXIT_FAILED;
+	if (a.json && doc_budget_write(b, a.json))
+		ret = exit_worst(ret, EXIT_FAILED);
 	if (!a.no_store && record_budget(&a, b))
-		ret = EXIT_FAILED;
+		ret = exit_worst(ret, EXIT_FAILED);
 out:
+	budget_release(b);
 	free(b);
+	free(a.tracers);
+	free(a.workloads);
 	signals_reraise();
 	return ret;
 }

@@ -36,6 +36,7 @@ static int add_budget(int64_t id, const char *doc, size_t len, void *arg)
 	char err[256];
 
 	if (doc_read_budget(doc, len, &w->b[w->n], err, sizeof(err))) {
+		doc_budget_brief_release(&w->b[w->n]);
 		warning("budget %lld in the store: %s: left out", (long long)id, err);
 		return 0;
 	}
@@ -98,6 +99,8 @@ int cmd_report(int argc, char **argv)
 		die("cannot build the report");
 	ret = output_file(a.out, page, NULL, NULL);
 	free(page);
+	for (int i = 0; i < nb; i++)
+		doc_budget_brief_release(&budgets[i]);
 	free(budgets);
 	for (int i = 0; i < n; i++)
 		doc_release(&docs[i]);

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "base/atomic_file.h"
 #include "base/util.h"
 #include "doc/budget.h"
 
@@ -28,7 +29,7 @@ static json_t *rates_json(const struct budget_rates *r)
 {
 	json_t *cpus = json_array(), *procs = json_array(), *nrs = json_array();
 
-	for (int k = 0; k < r->ncpu && k < r->cpus; k++)
+	for (int k = 0; k < r->ncpu; k++)
 		json_array_append_new(cpus, json_pack("{s:i, s:I, s:f}", "cpu", k, "events",
 						      (json_int_t)r->per_cpu[k], "per_s",
 						      (double)r->per_cpu[k] / r->seconds));
@@ -65,9 +66,9 @@ static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t
 	const struct budget_cost *c = &t->cost;
 	json_t *cpus = json_array(), *procs = json_array(), *cost;
 
-	for (int k = 0; k < b->rates.ncpu && k < b->rates.cpus; k++)
+	for (int k = 0; k < b->rates.ncpu; k++)
 		json_array_append_new(cpus, json_pack("{s:i, s:o}", "cpu", k, "share_pct",
-						      num(t->cpu_share[k])));
+						      num(t->cpu_share ? t->cpu_share[k] : NAN)));
 	for (int k = 0; k < b->rates.ntop; k++)
 		json_array_append_new(procs, json_pack("{s:i, s:s, s:o}", "pid", b->rates.top[k].pid,
 						       "comm", b->rates.top[k].comm, "share_pct",
@@ -88,10 +89,9 @@ static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t
 		json_t *pc = json_array();
 
 		for (int k = 0; k < c->ncpu; k++)
-			if (isfinite(c->cpu_ns[k]))
-				json_array_append_new(pc, json_pack("{s:i, s:o, s:o}", "cpu", k,
-								    "ns_per_event", num(c->cpu_ns[k]),
-								    "ci95", ci(c->cpu_lo[k], c->cpu_hi[k])));
+			json_array_append_new(pc, json_pack("{s:i, s:o, s:o}", "cpu", c->cpu[k].cpu,
+							    "ns_per_event", num(c->cpu[k].ns),
+							    "ci95", ci(c->cpu[k].lo, c->cpu[k].hi)));
 		json_object_set_new(cost, "per_cpu", pc);
 	}
 	return json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "tracer", t->name,
@@ -105,11 +105,12 @@ static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t
 
 static json_t *check_json(const struct budget_check *k)
 {
-	return json_pack("{s:s, s:s, s:s, s:o, s:I, s:o, s:{s:o, s:o, s:o, s:o}, "
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}, "
 			 "s:{s:o, s:o, s:o, s:o}, s:o, s:b}",
 			 "tracer", k->tracer, "command", k->command, "status", k->status,
 			 "reason", k->reason[0] ? json_string(k->reason) : json_null(),
-			 "events_per_run", (json_int_t)k->events_per_run, "base_ms", num(k->base_ms),
+			 "events_per_run", k->events_per_run >= 0 ?
+			 json_integer(k->events_per_run) : json_null(), "base_ms", num(k->base_ms),
 			 "predicted", "ns_per_event", num(k->pred_ns), "ci95", ci(k->pred_lo, k->pred_hi),
 			 "slowdown_pct", num(k->pred_pct), "slowdown_ci95",
 			 ci(k->pred_pct_lo, k->pred_pct_hi),
@@ -119,7 +120,7 @@ static json_t *check_json(const struct budget_check *k)
 			 "error_pct", num(k->error_pct), "cis_overlap", k->within);
 }
 
-char *output_budget_json_string(const struct budget *b)
+char *doc_budget_json(const struct budget *b)
 {
 	json_t *tracers = json_array(), *checks = json_array(), *doc;
 	char *s;
@@ -144,18 +145,15 @@ char *output_budget_json_string(const struct budget *b)
 	return s;
 }
 
-int output_budget_json(const struct budget *b, const char *path)
+int doc_budget_write(const struct budget *b, const char *path)
 {
-	char *s = output_budget_json_string(b);
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	int ret = 0;
+	char *s = doc_budget_json(b), *text;
+	int ret;
 
-	if (!f) {
-		free(s);
-		return error("cannot create '%s': %s", path, strerror(errno));
-	}
-	if (fprintf(f, "%s\n", s) < 0 || (f != stdout ? fclose(f) : fflush(f)))
-		ret = error("cannot write '%s': %s", path, strerror(errno));
+	if (asprintf(&text, "%s\n", s) < 0)
+		die("out of memory");
+	ret = atomic_file_text(path, text);
+	free(text);
 	free(s);
 	return ret;
 }
@@ -223,6 +221,10 @@ static int read_attached(json_t *d, json_t *env, struct budget_brief *b, char *e
 		return -1;
 	}
 	b->per_s = 0;
+	b->t = calloc(json_array_size(owners) + 1, sizeof(*b->t));
+	b->k = calloc(1, sizeof(*b->k));
+	if (!b->t || !b->k)
+		die("out of memory");
 	json_array_foreach(owners, i, v) {
 		char comm[64], line[256];
 		double per_s, sh, obt;
@@ -235,8 +237,6 @@ static int read_attached(json_t *d, json_t *env, struct budget_brief *b, char *e
 			return -1;
 		}
 		b->per_s += isfinite(per_s) ? per_s : 0;
-		if (b->ntracers == BUDGET_MAX_TRACERS)
-			continue;
 		snprintf(b->t[b->ntracers].tracer, sizeof(b->t[0].tracer), "%s", comm);
 		if (isfinite(sh))
 			snprintf(line, sizeof(line), "%s %lld: %.0f events/s, %.3g%% of the box's CPU "
@@ -287,9 +287,11 @@ int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *
 		snprintf(err, errlen, "a budget document without its environment or rates");
 		goto out;
 	}
+	b->t = calloc(json_array_size(tracers) + 1, sizeof(*b->t));
+	b->k = calloc(json_array_size(checks) + 1, sizeof(*b->k));
+	if (!b->t || !b->k)
+		die("out of memory");
 	json_array_foreach(tracers, i, v) {
-		if (b->ntracers == BUDGET_MAX_TRACERS)
-			break;
 		if (!json_is_object(v) ||
 		    get_str(v, "tracer", b->t[b->ntracers].tracer, sizeof(b->t[0].tracer)) ||
 		    get_str(v, "verdict", b->t[b->ntracers].verdict, sizeof(b->t[0].verdict))) {
@@ -302,8 +304,6 @@ int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *
 		json_t *p = json_object_get(v, "predicted"), *m = json_object_get(v, "measured");
 		json_t *ov = json_object_get(v, "cis_overlap");
 
-		if (b->nchecks == BUDGET_MAX_CHECKS)
-			break;
 		if (!json_is_object(v) || !json_is_object(p) || !json_is_object(m) ||
 		    !json_is_boolean(ov) ||
 		    get_str(v, "tracer", b->k[b->nchecks].tracer, sizeof(b->k[0].tracer)) ||
@@ -321,4 +321,13 @@ int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *
 out:
 	json_decref(d);
 	return ret;
+}
+
+void doc_budget_brief_release(struct budget_brief *b)
+{
+	free(b->t);
+	free(b->k);
+	b->t = NULL;
+	b->k = NULL;
+	b->ntracers = b->nchecks = 0;
 }

@@ -6,10 +6,10 @@
 
 #define BUDGET_SCHEMA_VERSION 1
 
-/* malloc'd JSON text of @b. */
-char *output_budget_json_string(const struct budget *b);
-/* To @path ('-': stdout). 0, or -1 with one line said. */
-int output_budget_json(const struct budget *b, const char *path);
+/* malloc'd JSON text of @b, the document the store keeps. */
+char *doc_budget_json(const struct budget *b);
+/* To @path ('-': stdout), whole or not at all (atomic_file). 0, or -1 with one line said. */
+int doc_budget_write(const struct budget *b, const char *path);
 
 /* What `report` shows of a stored budget document, read back (untrusted). */
 struct budget_brief {
@@ -17,20 +17,21 @@ struct budget_brief {
 	char started[32], host[64], scope[320];
 	double seconds, per_s;
 	int ntracers;
-	struct {
+	struct budget_brief_tracer {
 		char tracer[TT_NAME_MAX];
 		char verdict[768];
-	} t[BUDGET_MAX_TRACERS];
+	} *t;                     /* every tracer of the document */
 	int nchecks;
-	struct {
+	struct budget_brief_check {
 		char tracer[TT_NAME_MAX], command[TT_NAME_MAX], status[16];
 		double pred_pct, meas_pct, error_pct;   /* NaN: null */
 		bool overlap;
-	} k[BUDGET_MAX_CHECKS];
+	} *k;                     /* every check */
 };
 
-/* 0, or -1 with one line in @err naming what is wrong. */
+/* 0, or -1 with one line in @err naming what is wrong; release @b either way. */
 int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *err,
 		    size_t errlen);
+void doc_budget_brief_release(struct budget_brief *b);
 
 #endif

@@ -166,6 +166,9 @@ static int read_per_cpu(struct rd *x, json_t *o, struct cell *c)
 		ret = !json_is_object(e) ? rd_fail(x, "want an object, not %s", rd_type(e)) :
 		      rd_intv(x, e, "cpu", 0, 1 << 20, &p->cpu) ||
 		      rd_intv(x, e, "reps", 1, c->nreps, &p->n) ||
+		      /* optional: documents before it have none (0) */
+		      (json_object_get(e, "rounds") &&
+		       rd_intv(x, e, "rounds", 1, c->nreps, &p->rounds)) ||
 		      rd_num(x, e, "mean", -INFINITY, F_NULL, &p->mean) ||
 		      rd_pair(x, e, "ci95", F_NULL, p->ci95) ? -1 : 0;
 		rd_pop(x, at2);

@@ -169,8 +169,9 @@ static void cell_stats(json_t *o, const struct cell *c, bool repeat)
 		json_t *a = json_array();
 
 		for (int k = 0; k < c->nper_cpu; k++)
-			json_array_append_new(a, json_pack("{s:i, s:i, s:o, s:o}", "cpu",
+			json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:o, s:o}", "cpu",
 							   c->per_cpu[k].cpu, "reps", c->per_cpu[k].n,
+							   "rounds", c->per_cpu[k].rounds,
 							   "mean", json_num(c->per_cpu[k].mean), "ci95",
 							   pair(c->per_cpu[k].ci95[0],
 								c->per_cpu[k].ci95[1])));

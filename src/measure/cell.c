@@ -359,25 +359,31 @@ static int rep_threads(struct cell_ctx *x, struct rep *r, const struct load_resu
 }
 
 /*
- * --placement rotate: pair of reps @i/2 (one of each order, plan.h: the
- * order effect cancels on each CPU) from the (i/2)-th allowed CPU on, and a
- * helper that goes on the workload's CPU (--tracer-cpu same) with it; the
- * steal and frequency readings follow. A cmd: workload is not pinned.
+ * --placement rotate: the @pair-th pair of reps of the round (one of each
+ * order, plan.h: the order effect cancels on each CPU) on the allowed CPU
+ * (@pair + round) mod n, n = plan_rotate_cpus. A round's pairs are whole
+ * sets of n (plan_round_reps), so every round visits every CPU, starting
+ * one later each round: a CPU's reps span all the rounds, and the drift
+ * between rounds falls on every CPU alike instead of making their
+ * difference. A helper goes on the workload's CPU (--tracer-cpu same)
+ * with it; the steal and frequency readings follow. A cmd: workload is
+ * not pinned.
  */
-static void placement_rotate(struct cell_ctx *x, int i)
+static void placement_rotate(struct cell_ctx *x, int pair)
 {
-	int cpus[CPU_SETSIZE], n = cpus_allowed(cpus, CPU_SETSIZE);
+	int cpus[CPU_SETSIZE], n = plan_rotate_cpus(x->a), k;
 
-	if (n < 2)
+	if (n < 2 || cpus_allowed(cpus, CPU_SETSIZE) < n)
 		return;
-	x->base.spec.cpu_offset = x->traced.spec.cpu_offset = i % n;
+	k = (pair + (x->round > 0 ? x->round : 0)) % n;
+	x->base.spec.cpu_offset = x->traced.spec.cpu_offset = k;
 	if (!strcmp(x->a->tracer_cpu, "same"))
-		x->t.tracer_cpu = cpus[i % n];
+		x->t.tracer_cpu = cpus[k];
 	else if (!strcmp(x->a->tracer_cpu, "other"))
-		x->t.tracer_cpu = cpus[(i + 1) % n];
+		x->t.tracer_cpu = cpus[(k + 1) % n];
 	x->vm.ncpus = x->c->threads < n ? x->c->threads : n;
-	for (int k = 0; k < x->vm.ncpus; k++)
-		x->vm.cpus[k] = cpus[(k + i) % n];
+	for (int j = 0; j < x->vm.ncpus; j++)
+		x->vm.cpus[j] = cpus[(j + k) % n];
 }
 
 /* One rep: both runs in the plan's order, with the machine read around them. */
@@ -396,7 +402,7 @@ int cell_rep(struct cell_ctx *x, int i)
 	r.traced_first = plan_traced_first(x->pc, i);
 	r.round = x->round;
 	if (x->a->rotate)
-		placement_rotate(x, i / 2);
+		placement_rotate(x, x->round_rep / 2);
 	vmstat_sample(&x->vm, &v0);
 	if (run_pair(x, r.traced_first, &base, &tr, &h, &v1) || rep_threads(x, &r, &base, &tr))
 		goto out;

@@ -34,6 +34,7 @@ struct cell_ctx {
 	bool watching;
 	struct cmdload *cmd;	/* a cmd: workload's (cmdload.h); NULL for the load's loops */
 	int round;		/* the plan's round the next reps run in */
+	int round_rep;		/* the next rep's place in its round (--placement rotate) */
 };
 
 /* Marks the cell failed with the reason; returns -1. */

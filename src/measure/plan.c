@@ -13,6 +13,7 @@
 #include "base/util.h"
 #include "load/workloads.h"
 #include "measure/plan.h"
+#include "results/results.h"
 #include "results/stats.h"
 #include "load/syscalls.h"
 #include "tracers/tracer.h"
@@ -222,13 +223,42 @@ int plan_rounds(const struct measure_opts *a)
 	return a->rounds < 1 ? 1 : a->rounds < pairs ? a->rounds : pairs < 1 ? 1 : pairs;
 }
 
+int plan_rotate_cpus(const struct measure_opts *a)
+{
+	int cpus[CPU_SETSIZE], n;
+
+	if (!a->rotate)
+		return 1;
+	if (a->cpus) {	/* --dry-run has not restricted us yet; a run has, the same way */
+		cpu_set_t set;
+		char err[256];
+
+		n = cpus_parse_list(a->cpus, "--cpus", &set, err, sizeof(err)) ? 1 : CPU_COUNT(&set);
+	} else {
+		n = cpus_allowed(cpus, CPU_SETSIZE);
+	}
+	return n < 2 ? 1 : n > CELL_MAX_CPUS ? CELL_MAX_CPUS : n;
+}
+
 int plan_round_reps(const struct measure_opts *a, int round)
 {
-	int R = plan_rounds(a), pairs = a->reps / 2;
+	int R = plan_rounds(a), pairs = a->reps / 2, reps, all;
 
 	if (round >= R)
 		round = 0;
-	return 2 * (pairs / R + (round < pairs % R)) + (a->reps % 2 && round == R - 1);
+	reps = 2 * (pairs / R + (round < pairs % R)) + (a->reps % 2 && round == R - 1);
+	/* --placement rotate: whole pairs, as many on each CPU, in every round */
+	all = 2 * plan_rotate_cpus(a);
+	return all > 2 ? (reps + all - 1) / all * all : reps;
+}
+
+int plan_total_reps(const struct measure_opts *a)
+{
+	int n = 0;
+
+	for (int r = 0; r < plan_rounds(a); r++)
+		n += plan_round_reps(a, r);
+	return n;
 }
 
 void plan_round_order(const struct plan *p, const struct measure_opts *a, int round, int *order)
@@ -266,7 +296,7 @@ double plan_estimate_s(const struct plan *p, const struct measure_opts *a)
 			extra += (PROGSTATS_PASS_RUNS + (extra ? 0 : 2 * progstats_cost_pairs(a->reps))) *
 				 per_run;
 	}
-	return p->n * (cal + 2.0 * (a->reps + (a->latency ? PLAN_LATENCY_PAIRS : 0)) * per_run +
+	return p->n * (cal + 2.0 * (plan_total_reps(a) + (a->latency ? PLAN_LATENCY_PAIRS : 0)) * per_run +
 		       (plan_rounds(a) - 1) * EST_VISIT_S) + extra;
 }
 

@@ -50,8 +50,8 @@ struct measure_opts {
 	const char *tool_hits;
 	int cmd_timeout_s;             /* a run of a cmd: workload is killed after this */
 	const char *cpus;              /* --cpus LIST: the CPUs cells run on; NULL: ours */
-	bool rotate;                   /* --placement rotate: rep i's thread 0 on the
-	                                  i-th allowed CPU, round robin */
+	bool rotate;                   /* --placement rotate: every round runs pairs of
+	                                  reps on each allowed CPU (plan_rotate_cpus) */
 };
 
 struct tracer;
@@ -104,6 +104,17 @@ int plan_rounds(const struct measure_opts *a);
  * (earlier rounds take the spare pairs, the last an odd rep); rounds that
  * --precision adds take as many as the first. */
 int plan_round_reps(const struct measure_opts *a, int round);
+/*
+ * --placement rotate crosses the CPUs with the rounds: every round runs
+ * as many pairs on each CPU (plan_round_reps rounds up to whole sets), in
+ * an order that starts one CPU later each round, so that a CPU's figure
+ * is never the drift between rounds. The CPUs it
+ * covers: the allowed ones (--cpus), at most CELL_MAX_CPUS; 1 without
+ * rotate or with one CPU.
+ */
+int plan_rotate_cpus(const struct measure_opts *a);
+/* Reps of each cell over the plan's rounds: --reps, or more with rotate. */
+int plan_total_reps(const struct measure_opts *a);
 /* The cells' order in round @round: a permutation of 0..n-1 drawn from
  * --seed and the round; the plan's own order when it has one round. */
 void plan_round_order(const struct plan *p, const struct measure_opts *a, int round, int *order);

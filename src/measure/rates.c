@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/types.h>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -21,16 +23,13 @@
 #include "base/util.h"
 #include "load/syscalls.h"
 #include "measure/rates.h"
+#include "tracers/tracer.h"
 
 #include "budget.skel.h"
+#include "budget_bpf.h"
 
 #define NR_MAX 512
 #define PROCS 4096
-
-struct proc_count {
-	uint64_t n;
-	char comm[16];
-};
 
 static const struct { long nr; const char *name; } all_syscalls[] = {
 #include "syscall_names.h"
@@ -106,6 +105,24 @@ static void by_comm(const struct budget_proc *procs, int n, struct budget_rates 
 	free(c);
 }
 
+int64_t rates_add(struct budget_rates *r, const uint64_t *vals, int ncpu)
+{
+	int64_t sum = 0;
+
+	if (!r->per_cpu) {
+		r->ncpu = ncpu;
+		r->per_cpu = calloc((size_t)ncpu + 1, sizeof(*r->per_cpu));
+		if (!r->per_cpu)
+			die("out of memory");
+	}
+	for (int c = 0; c < ncpu && c < r->ncpu; c++) {
+		r->per_cpu[c] += (int64_t)vals[c];
+		sum += (int64_t)vals[c];
+	}
+	r->events += sum;
+	return sum;
+}
+
 static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 			struct budget_rates *r)
 {
@@ -118,17 +135,11 @@ static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 
 	if (!vals || !nrs || !procs)
 		die("out of memory");
-	r->ncpu = ncpu < BUDGET_MAX_CPUS ? ncpu : BUDGET_MAX_CPUS;
+	rates_add(r, vals, ncpu > 0 ? ncpu : 0);	/* zeros: every CPU listed, none seen */
 	for (key = 0; key < NR_MAX; key++) {
 		nrs[key].nr = key == NR_MAX - 1 ? -1 : (long)key;
-		if (bpf_map_lookup_elem(fd, &key, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++) {
-			nrs[key].events += (int64_t)vals[c];
-			if (c < r->ncpu)
-				r->per_cpu[c] += (int64_t)vals[c];
-			r->events += (int64_t)vals[c];
-		}
+		if (!bpf_map_lookup_elem(fd, &key, vals))
+			nrs[key].events = rates_add(r, vals, ncpu > 0 ? ncpu : 0);
 	}
 	qsort(nrs, NR_MAX, sizeof(*nrs), cmp_nr);
 	for (int i = 0; i < BUDGET_TOP_NRS && nrs[i].events; i++) {
@@ -148,7 +159,8 @@ static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 		struct proc_count pc;
 
 		if (!bpf_map_lookup_elem(fd, &next, &pc)) {
-			procs[nprocs].pid = (int)next;
+			/* a process outside our pid namespace has no pid here: 0 */
+			procs[nprocs].pid = next & BUDGET_OUTSIDE_NS ? 0 : (int)next;
 			memcpy(procs[nprocs].comm, pc.comm, sizeof(pc.comm));
 			procs[nprocs].comm[sizeof(procs[nprocs].comm) - 1] = '\0';
 			procs[nprocs].events = (int64_t)pc.n;
@@ -196,12 +208,25 @@ static void self_cost(struct budget_bpf *skel, struct budget_rates *r, uint64_t 
 	r->self_measured = true;
 }
 
+int rates_allowed(char *err, size_t len)
+{
+	char why[128];
+
+	if (tt_bpf_caps_ok(why, sizeof(why)))
+		return 0;
+	snprintf(err, len, "cannot count the box's events: budget %s (its counter is a BPF "
+		 "program)", why);
+	return -1;
+}
+
 int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, size_t len)
 {
 	struct budget_bpf *skel = NULL;
 	struct bpf_link *link = NULL;
 	uint64_t cgid = 0;
 	uint32_t level = 0;
+	struct stat ns;
+	char eb[96];
 	int stats_fd = -1, ret = -1;
 	double t0, end;
 
@@ -216,13 +241,22 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 	else
 		snprintf(r->scope, sizeof(r->scope), "the whole box");
 	snprintf(r->target, sizeof(r->target), "%s", o->target ? o->target : "");
+	if (rates_allowed(err, len))
+		return -1;
+	tt_bpf_capture();	/* libbpf's words go to debug(): ours say what failed */
 	skel = budget_bpf__open();
 	if (!skel) {
-		snprintf(err, len, "cannot open the rate counter: %s", strerror(errno));
+		snprintf(err, len, "cannot open the rate counter: %s",
+			 tt_bpf_errstr(errno, eb, sizeof(eb)));
 		return -1;
 	}
 	skel->rodata->filter_tgid = (uint32_t)o->pid;
 	skel->rodata->self_tgid = (uint32_t)getpid();
+	/* our pids are our namespace's: the counter translates the kernel's to them */
+	if (!stat("/proc/self/ns/pid", &ns)) {
+		skel->rodata->ns_dev = (uint64_t)ns.st_dev;
+		skel->rodata->ns_ino = (uint64_t)ns.st_ino;
+	}
 	skel->rodata->filter_cgid = cgid;
 	skel->rodata->filter_level = level;
 	if (o->target) {
@@ -235,7 +269,10 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 		skel->rodata->filter_nr = (int32_t)s->nr;
 	}
 	if (budget_bpf__load(skel)) {
-		snprintf(err, len, "cannot load the rate counter: %s", strerror(errno));
+		int e = errno;
+
+		snprintf(err, len, "cannot load the rate counter: %s%s", tt_bpf_errstr(e, eb, sizeof(eb)),
+			 e == EPERM || e == EACCES ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "");
 		goto out;
 	}
 	activity_own_bpf_prog(bpf_program__fd(skel->progs.tt_budget));

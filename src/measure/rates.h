@@ -3,6 +3,7 @@
 #define TRACETAX_RATES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "results/budget.h"
@@ -18,6 +19,9 @@ struct rates_opts {
 	int *nall;
 };
 
+/* Whether we may count (BPF): 0, or -1 with what budget needs in one line in @err. */
+int rates_allowed(char *err, size_t len);
+
 /*
  * Counts for o->seconds (a signal ends it early: 128+N), every syscall
  * entry that a syscall tracer's hook would see, into @r. The counter is
@@ -25,5 +29,13 @@ struct rates_opts {
  * @err (the kernel refused the program).
  */
 int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, size_t len);
+
+/*
+ * One per-CPU count (@ncpu values, a per-CPU map's) into @r: each CPU's
+ * into per_cpu (allocated at the first, for @ncpu CPUs: every possible
+ * one, so that the total is always their sum), the total into events.
+ * Returns the count's sum.
+ */
+int64_t rates_add(struct budget_rates *r, const uint64_t *vals, int ncpu);
 
 #endif

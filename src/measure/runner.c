@@ -228,6 +228,7 @@ static void visit(struct rounds_run *rr, struct slot *s, int round, int reps, bo
 		x->round = round;
 		signals_doing("running cell '%s'", x->pc->id);
 		for (int k = 0; k < reps && ok; k++) {
+			x->round_rep = k;
 			if (signals_interrupted() || cell_rep(x, c->nreps))
 				ok = false;
 			else

@@ -84,7 +84,7 @@ static void print_rates(const struct budget_rates *r, FILE *f)
 	else
 		fprintf(f, "; its own cost not measured: %s\n", r->self_reason);
 	fprintf(f, "  per CPU:");
-	for (int k = 0; k < r->ncpu && k < r->cpus; k++) {
+	for (int k = 0; k < r->ncpu; k++) {
 		rate_str(rate, sizeof(rate), (double)r->per_cpu[k] / r->seconds);
 		fprintf(f, " cpu%d %s/s", k, rate);
 	}
@@ -145,7 +145,7 @@ static void print_costs(const struct budget *b, FILE *f)
 		if (!t->cost.source[0])
 			continue;
 		fprintf(f, "  %-16s", t->name);
-		for (int k = 0; k < r->ncpu && k < r->cpus; k++) {
+		for (int k = 0; k < r->ncpu; k++) {
 			pct_str(s, sizeof(s), t->cpu_share[k]);
 			fprintf(f, " cpu%d %s", k, s);
 		}
@@ -157,9 +157,8 @@ static void print_costs(const struct budget *b, FILE *f)
 		if (t->per_cpu_weighted) {
 			fprintf(f, " | ns/event per CPU:");
 			for (int k = 0; k < t->cost.ncpu; k++)
-				if (isfinite(t->cost.cpu_ns[k]))
-					fprintf(f, " cpu%d %.0f [%.0f, %.0f]", k, t->cost.cpu_ns[k],
-						t->cost.cpu_lo[k], t->cost.cpu_hi[k]);
+				fprintf(f, " cpu%d %.0f [%.0f, %.0f]", t->cost.cpu[k].cpu,
+					t->cost.cpu[k].ns, t->cost.cpu[k].lo, t->cost.cpu[k].hi);
 		}
 		if (isfinite(t->consumer_share)) {
 			pct_str(s, sizeof(s), t->consumer_share);

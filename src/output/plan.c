@@ -10,12 +10,13 @@
 void plan_print(const struct plan *p, const struct measure_opts *a, FILE *f)
 {
 	char order[64];
-	int R = plan_rounds(a), *ord = calloc((size_t)p->n + 1, sizeof(*ord));
+	int R = plan_rounds(a), reps = plan_total_reps(a);
+	int *ord = calloc((size_t)p->n + 1, sizeof(*ord));
 
 	if (!ord)
 		die("out of memory");
 	fprintf(f, "plan: %d cell%s, %d rep%s each in %d round%s, seed %llu: about %.0f s%s\n", p->n,
-		p->n == 1 ? "" : "s", a->reps, a->reps == 1 ? "" : "s", R, R == 1 ? "" : "s",
+		p->n == 1 ? "" : "s", reps, reps == 1 ? "" : "s", R, R == 1 ? "" : "s",
 		(unsigned long long)a->seed, plan_estimate_s(p, a),
 		a->iterations ? " plus the timed loops (fixed --iterations)" :
 		a->precision > 0 ? " before --precision adds rounds" : "");

@@ -402,7 +402,7 @@ static void print_per_cpu(FILE *out, const struct results *r, const struct style
 			fprintf(out, "  cpu%d %.0f [%.0f, %.0f] %d", o->cpu, o->mean, o->ci95[0],
 				o->ci95[1], o->n);
 		}
-		fprintf(out, "%s\n", c->cpus_differ ? "  CPUs differ beyond their CIs" : "");
+		fprintf(out, "%s\n", c->cpus_differ ? "  CPUs differ (paired by round)" : "");
 	}
 }
 

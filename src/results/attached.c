@@ -179,6 +179,8 @@ void attached_owners(struct attached *a)
 
 void attached_release(struct attached *a)
 {
+	free(a->rates.per_cpu);
+	a->rates.per_cpu = NULL;
 	free(a->rows);
 	free(a->owners);
 	a->rows = NULL;

@@ -1,8 +1,10 @@
 /* budget.h: what rates x cost predict, and a prediction against a measured cell. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "results/budget.h"
 
 /* % of the machine's CPU that @events in the window cost at @ns each. */
@@ -13,14 +15,55 @@ static double pct(const struct budget_rates *r, double events, double ns)
 	return 100.0 * events * ns * 1e-9 / (r->seconds * r->cpus);
 }
 
-/* CPU @k's cost per event: its own when measured there, else the cell's. */
-static void cpu_cost(const struct budget_cost *c, int k, double *ns, double *lo, double *hi)
+/* One more zeroed element of @size at the end of *@arr, of *@n: it. */
+static void *push(void *arr, int *n, size_t size)
 {
-	bool own = k < c->ncpu && isfinite(c->cpu_ns[k]) && isfinite(c->cpu_lo[k]);
+	void **a = arr;
+	char *p = realloc(*a, (size_t)(*n + 1) * size);
 
-	*ns = own ? c->cpu_ns[k] : c->ns;
-	*lo = own ? c->cpu_lo[k] : c->lo;
-	*hi = own ? c->cpu_hi[k] : c->hi;
+	if (!p)
+		die("out of memory");
+	*a = p;
+	p += (size_t)(*n)++ * size;
+	memset(p, 0, size);
+	return p;
+}
+
+struct budget_tracer *budget_add_tracer(struct budget *b)
+{
+	return push(&b->tracers, &b->ntracers, sizeof(*b->tracers));
+}
+
+struct budget_check *budget_add_check(struct budget *b)
+{
+	return push(&b->checks, &b->nchecks, sizeof(*b->checks));
+}
+
+void budget_release(struct budget *b)
+{
+	for (int i = 0; i < b->ntracers; i++)
+		free(b->tracers[i].cpu_share);
+	free(b->tracers);
+	free(b->checks);
+	free(b->rates.per_cpu);
+	memset(b, 0, sizeof(*b));
+}
+
+/* CPU @k's cost per event: its own when measured there (with an interval), else the cell's. */
+static bool cpu_cost(const struct budget_cost *c, int k, double *ns, double *lo, double *hi)
+{
+	for (int i = 0; i < c->ncpu; i++)
+		if (c->cpu[i].cpu == k && isfinite(c->cpu[i].ns) && isfinite(c->cpu[i].lo) &&
+		    isfinite(c->cpu[i].hi)) {
+			*ns = c->cpu[i].ns;
+			*lo = c->cpu[i].lo;
+			*hi = c->cpu[i].hi;
+			return true;
+		}
+	*ns = c->ns;
+	*lo = c->lo;
+	*hi = c->hi;
+	return false;
 }
 
 void budget_finish(struct budget *b)
@@ -33,6 +76,11 @@ void budget_finish(struct budget *b)
 		bool have = c->source[0] != '\0';
 		double ns = 0, lo = 0, hi = 0, weighted = 0;
 
+		free(t->cpu_share);
+		t->cpu_share = calloc((size_t)r->ncpu + 1, sizeof(*t->cpu_share));
+		if (!t->cpu_share)
+			die("out of memory");
+
 		/*
 		 * Each CPU's events at that CPU's cost; the interval adds the ends
 		 * (conservative: the CPUs' errors are not assumed to cancel).
@@ -40,13 +88,14 @@ void budget_finish(struct budget *b)
 		for (int k = 0; have && k < r->ncpu; k++) {
 			double n, l, h;
 
-			cpu_cost(c, k, &n, &l, &h);
+			bool own = cpu_cost(c, k, &n, &l, &h);
+
 			ns += (double)r->per_cpu[k] * n;
 			lo += (double)r->per_cpu[k] * l;
 			hi += (double)r->per_cpu[k] * h;
 			/* % of that one CPU: its events over its own time */
 			t->cpu_share[k] = pct(r, (double)r->per_cpu[k], n) * r->cpus;
-			weighted += k < c->ncpu && isfinite(c->cpu_ns[k]) ? (double)r->per_cpu[k] : 0;
+			weighted += own ? (double)r->per_cpu[k] : 0;
 		}
 		for (int k = 0; !have && k < r->ncpu; k++)
 			t->cpu_share[k] = NAN;

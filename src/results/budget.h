@@ -12,14 +12,11 @@
 
 #include "results/results.h"
 
-#define BUDGET_MAX_CPUS 64
 #define BUDGET_TOP_PROCS 5
 #define BUDGET_TOP_NRS 8
-#define BUDGET_MAX_TRACERS 16
-#define BUDGET_MAX_CHECKS 64
 
 struct budget_proc {
-	int pid;
+	int pid;                  /* in budget's pid namespace; 0: a process outside it */
 	char comm[16];
 	int64_t events;
 };
@@ -36,9 +33,9 @@ struct budget_rates {
 	int cpus;                 /* CPUs online: the machine's CPU is cpus x seconds */
 	char scope[320];          /* "the whole box", "pid 12 (postgres)", "cgroup PATH" */
 	char target[64];          /* the syscall counted; "" every syscall */
-	int64_t events;
-	int ncpu;                 /* entries of per_cpu */
-	int64_t per_cpu[BUDGET_MAX_CPUS];
+	int64_t events;           /* the sum of per_cpu */
+	int ncpu;                 /* entries of per_cpu: the possible CPUs, every one */
+	int64_t *per_cpu;         /* malloc'd (budget_release) */
 	struct budget_proc top[BUDGET_TOP_PROCS];
 	int ntop;
 	/* the same by command name: pid is then the number of processes */
@@ -67,9 +64,13 @@ struct budget_cost {
 	double ns, lo, hi;        /* ns per event and its 95% CI */
 	double consumer_ns;       /* our reader's or supervisor's CPU per event; 0: none */
 	bool tool;                /* an external tool: its own process's CPU is not measured */
-	/* per CPU, when measured with --placement rotate: NaN where not measured */
+	/* per CPU, for the CPUs measured with --placement rotate (the cell's own:
+	 * at most CELL_MAX_CPUS); a CPU not among them costs ns [lo, hi] */
 	int ncpu;
-	double cpu_ns[BUDGET_MAX_CPUS], cpu_lo[BUDGET_MAX_CPUS], cpu_hi[BUDGET_MAX_CPUS];
+	struct budget_cpu_cost {
+		int cpu;
+		double ns, lo, hi;
+	} cpu[CELL_MAX_CPUS];
 };
 
 struct budget_tracer {
@@ -77,7 +78,8 @@ struct budget_tracer {
 	struct budget_cost cost;
 	/* predicted, from rates x cost: % of the machine's CPU */
 	double share, share_lo, share_hi;
-	double cpu_share[BUDGET_MAX_CPUS];   /* % of each CPU */
+	double *cpu_share;                   /* % of each CPU, rates.ncpu of them
+	                                        (budget_finish; NULL before) */
 	double proc_share[BUDGET_TOP_PROCS]; /* % of the machine, paid by top[i] */
 	double consumer_share;               /* % of the machine; NaN: none or unknown */
 	bool per_cpu_weighted;               /* each CPU's events at its own cost */
@@ -105,11 +107,17 @@ struct budget {
 	struct environment env;
 	struct budget_rates rates;
 	int max_age_h;            /* how old a stored cost may be */
-	struct budget_tracer tracers[BUDGET_MAX_TRACERS];
+	struct budget_tracer *tracers;      /* as many as asked: budget_add_tracer */
 	int ntracers;
-	struct budget_check checks[BUDGET_MAX_CHECKS];
+	struct budget_check *checks;        /* budget_add_check */
 	int nchecks;
 };
+
+/* A tracer more (zeroed), or a check more; die() when out of memory. */
+struct budget_tracer *budget_add_tracer(struct budget *b);
+struct budget_check *budget_add_check(struct budget *b);
+/* What the budget allocated; @b zeroed. */
+void budget_release(struct budget *b);
 
 /* The shares from the rates and each tracer's cost (NaN where there is no cost). */
 void budget_finish(struct budget *b);

@@ -123,7 +123,9 @@ struct stats_cost {
 struct cpu_overhead {
 	int cpu;
 	int n;                    /* reps */
-	double mean, ci95[2];     /* ns per event; the CI is NaN with one rep */
+	int rounds;               /* rounds it ran in: the CI's units (rounds - 1 df) */
+	double mean, ci95[2];     /* ns per event, over its round means; the CI is NaN
+	                             with one rep */
 };
 
 /* A cmd: workload's counting pass: its untraced runs, before the reps (measure/cmdload.c), */
@@ -204,7 +206,7 @@ struct cell {
 	/* per CPU of thread 0, when the reps ran on more than one (--placement rotate) */
 	struct cpu_overhead per_cpu[CELL_MAX_CPUS];
 	int nper_cpu;
-	bool cpus_differ;         /* two CPUs' CIs do not overlap */
+	bool cpus_differ;         /* two CPUs differ, paired by round (results.c) */
 	/* cmd: workloads (cmdload.c): events_per_run -1 for the load's own workloads */
 	struct {
 		int64_t events_per_run;  /* the counting pass's mean, whole process tree */

@@ -242,6 +242,13 @@ struct bpf_program;
  */
 void tt_bpf_capture(void);
 
+/*
+ * Whether we may load and attach tracing BPF programs: root's
+ * CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON. 1, or 0 with why in @reason
+ * ("needs root, or CAP_BPF and CAP_PERFMON").
+ */
+int tt_bpf_caps_ok(char *reason, size_t len);
+
 /* "Operation not permitted (EPERM)": what the kernel said, and its name. */
 const char *tt_bpf_errstr(int e, char *buf, size_t len);
 

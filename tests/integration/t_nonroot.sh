@@ -104,6 +104,14 @@ unpriv preload run -w getpid-libc -t preload --reps 2 --run-ms 20 --json out/p.j
 json_get "$D/out/p.json" '[(c["status"], c["hits"] == c["events"] > 0) for c in d["cells"]]' |
 	grep -qxF "[('ok', True)]" || fail "preload as $who: $(cat "$TMP/preload.out")"
 
+# budget needs BPF: one line saying what it needs, no library's line, exit 1
+unpriv budget budget -t bpf:tp/count --for 1 --no-store
+rc=$?
+[ "$rc" = 1 ] && [ "$(wc -l <"$TMP/budget.err")" = 1 ] &&
+	grep -q "needs root, or CAP_BPF and CAP_PERFMON" "$TMP/budget.err" ||
+	fail "budget as $who: exit $rc, want 1 and one line: $(cat "$TMP/budget.err")"
+echo "budget as $who: $(cat "$TMP/budget.err")"
+
 # both runs recorded in nobody's own store
 unpriv history history || fail "tracetax history as $who exited $?: $(cat "$TMP/history.err")"
 [ "$(grep -c '^ *[0-9]' "$TMP/history.out")" = 2 ] || fail "want 2 runs in the store: $(cat "$TMP/history.out")"

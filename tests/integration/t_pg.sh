@@ -108,6 +108,17 @@ grep -q "<h2>Budgets" "$TMP/report.html" || fail "report: no budget section from
 "$TT" export 18 --format csv | grep -q '^getpid,bpf:tp/count,' || fail "export csv"
 echo "history, compare, report, export read from PostgreSQL"
 
+# budget reads this host's cost from PostgreSQL and records there, saying
+# where without the password (checked below with every other output)
+"$TT" budget -t bpf:tp/count --for 1 --json "$TMP/budget.json" >"$TMP/budget.out" 2>"$TMP/budget.err" ||
+	fail "budget on PostgreSQL exited $?: $(cat "$TMP/budget.err")"
+grep -q "^budget recorded as 1 in 'postgresql://postgres@/tracetax?host=$PG'" "$TMP/budget.err" ||
+	fail "budget does not say where: $(cat "$TMP/budget.err")"
+json_get "$TMP/budget.json" 'd["tracers"][0]["cost"]["source"], d["tracers"][0]["cost"]["run_id"] != 18' |
+	grep -qxF "store True" || fail "budget's cost is not this host's stored one: $(cat "$TMP/budget.out")"
+[ "$(sql "SELECT count(*) FROM budgets")" = 1 ] || fail "the budget is not in PostgreSQL"
+echo "budget: cost from PostgreSQL, recorded there"
+
 # the password: in no output and nowhere in the database
 if grep -rl s3cretpw "$TMP" --exclude-dir=pg 2>/dev/null | grep -q .; then
 	fail "the password in: $(grep -rl s3cretpw "$TMP" --exclude-dir=pg)"

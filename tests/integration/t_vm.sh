@@ -18,9 +18,23 @@ K=$(scripts/debian-kernel.sh "$B/kernel" 2>"$TMP/dk.err" | tail -n 1)
 REL=${K##*/vmlinuz-}
 export TRACETAX_VM_ACCEL=tcg
 
-# what a run --kernel of tracetax PID (default: any) left: its directory, its qemu
-vm_left() { ls -d /tmp/tracetax-vm.${1:-*}.* 2>/dev/null; pgrep -af "qemu-system-x86_64.*tracetax-vm\\.${1:-}" || true; }
-[ -z "$(vm_left)" ] || echo "note: VM leftovers before the test: $(vm_left)" >&2
+# what a run --kernel of tracetax PID left (its directory, its qemu); without
+# PID, what any tracetax that is gone left (another's may be running)
+vm_left() {
+	local d p q args
+	for d in /tmp/tracetax-vm.${1:-*}.*; do
+		[ -e "$d" ] || continue
+		p=${d#/tmp/tracetax-vm.}
+		{ [ -n "${1:-}" ] || ! kill -0 "${p%%.*}" 2>/dev/null; } && echo "$d"
+	done
+	pgrep -a qemu-system-x86 | grep "tracetax-vm\\.${1:-}" | while read -r q args; do
+		p=${args#*tracetax-vm.}
+		{ [ -n "${1:-}" ] || ! kill -0 "${p%%.*}" 2>/dev/null; } && echo "$q $args"
+	done
+	return 0
+}
+BEFORE=$(vm_left)
+[ -z "$BEFORE" ] || echo "note: VM leftovers before the test: $BEFORE" >&2
 # the KVM hangs remembered and the consoles kept: the test's own
 export TRACETAX_STATE_DIR=$TMP/state
 
@@ -108,18 +122,19 @@ wait $pid; rc=$?
 
 # A guest whose workload never ends: the deadline after boot ends it, says
 # so, keeps the console log and leaves nothing behind.
-TRACETAX_VM_DEADLINE=15 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
+TRACETAX_VM_DEADLINE=10 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
 	>"$TMP/hang.out" 2>"$TMP/hang.err" &
 pid=$!
 wait $pid; rc=$?
 [ $rc = 1 ] || fail "a hung guest: exit $rc, not 1: $(tail -n 3 "$TMP/hang.err")"
-grep -q "^tracetax: error: the guest's tracetax did not finish within 15 s of booting (TRACETAX_VM_DEADLINE): the VM killed; its console log: $TRACETAX_STATE_DIR/vm-console-$REL.log\$" "$TMP/hang.err" ||
+grep -q "^tracetax: error: the guest's tracetax did not finish within 10 s of booting (TRACETAX_VM_DEADLINE): the VM killed; its console log: $TRACETAX_STATE_DIR/vm-console-$REL.log\$" "$TMP/hang.err" ||
 	fail "a hung guest: no deadline message: $(tail -n 3 "$TMP/hang.err")"
 [ -f "$TRACETAX_STATE_DIR/vm-console-$REL.log" ] || fail "a hung guest: its console log was not kept"
 grep "booted under tcg" "$TMP/err" "$TMP/hang.err"
 [ -z "$(vm_left $pid)" ] || fail "a hung guest: VM leftovers: $(vm_left $pid)"
 
 # Nothing of the VM on the host, nor of tracing.
-[ -z "$(vm_left)" ] || fail "VM leftovers: $(vm_left)"
+left=$(vm_left | grep -vxF -e "${BEFORE:-none}")
+[ -z "$left" ] || fail "VM leftovers: $left"
 assert_clean
 echo "ok: $(grep -c . "$TMP/hist") history lines, guest kernel $REL"

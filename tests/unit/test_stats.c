@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "assert_near.h"
+
 #include "results/results.h"
 #include "results/stats.h"
 #include "results/stats_rounds.h"
@@ -20,14 +22,6 @@
 #define EPS 1e-9
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* cmocka's assert_float_equal() goes through float: 7 digits, not enough. */
-#define assert_near(a, b, eps) do {						\
-	double a_ = (a), b_ = (b);						\
-	if (!(fabs(a_ - b_) <= (eps))) {					\
-		print_error("%.17g != %.17g (eps %g)\n", a_, b_, (double)(eps));	\
-		_fail(__FILE__, __LINE__);					\
-	}									\
-} while (0)
 
 /* relative: quantiles span 1e-4 to 1e12 */
 #define assert_rel(a, b, rel) assert_near(a, b, (rel) * fabs(b))
@@ -612,6 +606,84 @@ static void test_finish_cell_noise(void **state)
 			    "1 outlier rep: median 20.0 [19.0, 21.0]");
 }
 
+/*
+ * --placement rotate (issue 26, item 2): a cell of @ncpu CPUs crossed with
+ * @nrounds rounds, 2 reps (a pair) per CPU per round, as plan_round_reps
+ * and cell.c's rotation lay them out. Each round's level moves by
+ * +-@drift ns (strong drift between rounds, on every CPU alike), the reps
+ * wiggle by +-1 ns within a round, and CPU @slow costs @extra ns more.
+ * @tied: the old layout, where a pair's CPU was its round's parity.
+ */
+static void rotate_cell(struct cell *c, struct rep *reps, struct thread_fig *th, int ncpu,
+			int nrounds, double drift, int slow, double extra, bool tied)
+{
+	static const double level[] = { 0, 1, -1, 0.5, -0.5, 0.8, -0.8, 0.2 };
+	int n = 0;
+
+	memset(c, 0, sizeof(*c));
+	strcpy(c->workload, "getpid");
+	strcpy(c->target, "getpid");
+	for (int r = 0; r < nrounds; r++)
+		for (int k = 0; k < (tied ? 2 : ncpu); k++)
+			for (int j = 0; j < 2; j++, n++) {
+				int cpu = tied ? r % ncpu : (k + r) % ncpu;
+				double over = 50 + drift * level[r % 8] + (j ? 1 : -1) +
+					      (cpu == slow ? extra : 0);
+
+				th[n] = (struct thread_fig){ .cpu = cpu };
+				reps[n] = (struct rep){ .base_ns_per_op = 100,
+							.traced_ns_per_op = 100 + over, .events = 10,
+							.hits = 10, .stops = -1, .round = r,
+							.traced_first = j, .threads = &th[n] };
+			}
+	c->reps = reps;
+	c->nreps = n;
+	results_finish_cell(c, 3);
+}
+
+static void test_per_cpu_rotate(void **state)
+{
+	struct rep reps[64];
+	struct thread_fig th[64];
+	struct cell c;
+
+	(void)state;
+	/* the same cost on 2 CPUs, rounds 200 ns apart: the CPUs do not differ */
+	rotate_cell(&c, reps, th, 2, 8, 200, -1, 0, false);
+	assert_int_equal(c.nper_cpu, 2);
+	assert_false(c.cpus_differ);
+	for (int k = 0; k < 2; k++) {
+		double m[8], ci[2];
+
+		/* the CPU's reps span every round; its interval is over its 8 round
+		 * means (t with 7 df), as docs/method.md wants, not over 16 reps */
+		assert_int_equal(c.per_cpu[k].rounds, 8);
+		assert_int_equal(c.per_cpu[k].n, 16);
+		for (int r = 0; r < 8; r++)
+			m[r] = 50 + 200 * (double[]){ 0, 1, -1, 0.5, -0.5, 0.8, -0.8, 0.2 }[r];
+		stats_t_ci(m, 8, 0.95, ci);
+		assert_near(c.per_cpu[k].mean, stats_mean(m, 8), EPS);
+		assert_near(c.per_cpu[k].ci95[0], ci[0], EPS);
+		assert_near(c.per_cpu[k].ci95[1], ci[1], EPS);
+	}
+	/* 4 CPUs, the same: none of the 6 pairs differs */
+	rotate_cell(&c, reps, th, 4, 8, 200, -1, 0, false);
+	assert_int_equal(c.nper_cpu, 4);
+	assert_false(c.cpus_differ);
+	/* a real difference, 10 ns on CPU 1, under the same drift: it shows,
+	 * though each CPU's own interval is hundreds of ns wide */
+	rotate_cell(&c, reps, th, 4, 8, 200, 1, 10, false);
+	assert_true(c.cpus_differ);
+	assert_true(c.per_cpu[1].ci95[1] - c.per_cpu[1].ci95[0] > 100);
+	assert_non_null(strstr(c.note, "CPUs differ"));
+	/* the old layout (a CPU per round's parity), the same cost: the drift
+	 * would make the CPUs' difference; no round holds both, nothing is said */
+	rotate_cell(&c, reps, th, 2, 8, 200, -1, 0, true);
+	assert_int_equal(c.nper_cpu, 2);
+	assert_false(c.cpus_differ);
+	assert_null(strstr(c.note, "CPUs differ"));
+}
+
 static void test_finish_cell_empty(void **state)
 {
 	struct cell c;
@@ -883,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_finish_cell),
 		cmocka_unit_test(test_finish_cell_noise),
 		cmocka_unit_test(test_finish_cell_empty),
+		cmocka_unit_test(test_per_cpu_rotate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

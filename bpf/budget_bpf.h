@@ -1,0 +1,22 @@
+/*
+ * What bpf/budget.bpf.c and src/measure/rates.c share (libbpf-bootstrap's
+ * X.h): the per-process table's key and value. User space includes
+ * <linux/types.h> first.
+ */
+#ifndef TRACETAX_BUDGET_BPF_H
+#define TRACETAX_BUDGET_BPF_H
+
+/*
+ * A process is keyed by its tgid in budget's own pid namespace, where --pid
+ * and budget's own pid mean something; one outside it (budget in a
+ * container, counting the whole box) by its init-namespace tgid with this
+ * bit set: pids stay below 2^22 (PID_MAX_LIMIT), so the two never meet.
+ */
+#define BUDGET_OUTSIDE_NS 0x80000000u
+
+struct proc_count {
+	__u64 n;
+	char comm[16];
+};
+
+#endif
