@@ -6,7 +6,7 @@
 # the dependencies from the mirror apt uses here, and:
 # - /usr/bin/tracetax run -t none,bpf:tp/count works, bpf:tp/count's
 #   hits == events (the load and its libraries found in /usr/lib/tracetax);
-# - the man page, the completion, the experiments, the units, the dashboard
+# - the man page, the completion, the experiments, the docs, the units, the dashboard
 #   and the conffiles are where the package says;
 # - the service's ExecStart (tests/unit_exec.py, the installed unit and
 #   /etc/default/tracetax, no path mapped) records into
@@ -92,7 +92,7 @@ for f in /usr/lib/tracetax/tracetax-load /usr/lib/tracetax/libtracetax-target.so
 	 /usr/share/bash-completion/completions/tracetax /usr/share/tracetax/experiments/close-1000.tt \
 	 /lib/systemd/system/tracetax-measure.service /lib/systemd/system/tracetax-measure.timer \
 	 /usr/share/tracetax/grafana/tracetax.json /etc/default/tracetax /etc/tracetax/plan \
-	 /var/lib/prometheus/node-exporter; do
+	 /var/lib/prometheus/node-exporter /usr/share/doc/tracetax/experiments.md.gz; do
 	[ -e "$R$f" ] || fail "the package has no $f"
 done
 in_root dpkg-query -W -f '${Conffiles}\n' tracetax | grep -q '/etc/default/tracetax' || fail "/etc/default/tracetax is no conffile"

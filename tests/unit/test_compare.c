@@ -13,6 +13,7 @@
 #include "compare/compare.h"
 #include "compare_rejected.h"
 #include "compare/out.h"
+#include "doc/write.h"
 #include "fake_results.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
@@ -232,6 +233,48 @@ static void test_runs_unmatched(void **state)
 	results_release(&b);
 }
 
+/*
+ * A run in a VM of --kernel against one on the host: the store's rule
+ * (store/stand.h) says their cells do not stand for the same host's
+ * costs, and compare says so, whatever the kernel release they share.
+ */
+static void test_env_vm(void **state)
+{
+	static const struct cmp_style plain = { "", "", "", "", "", "" };
+	struct results a, b;
+	struct doc da = { 0 }, db = { 0 };
+	char err[512], *ta, *tb, *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	fake_results(&a, 5, 0);
+	fake_results(&b, 5, 225);
+	fake_set(b.env.vm, sizeof(b.env.vm), "tcg");
+	ta = output_json_string(&a);
+	tb = output_json_string(&b);
+	assert_int_equal(doc_parse(&da, ta, strlen(ta), err, sizeof(err)), 0);
+	assert_int_equal(doc_parse(&db, tb, strlen(tb), err, sizeof(err)), 0);
+	f = open_memstream(&out, &len);
+	compare_print_env(f, &da, &db, &plain);
+	fclose(f);
+	if (!strstr(out, "warning: A ran on the host, B in a VM of --kernel under tcg: their cells "
+		    "do not stand for the same host's costs"))
+		fail_msg("no warning in: %s", out);
+	free(out);
+	/* two runs on the host: no such line */
+	f = open_memstream(&out, &len);
+	compare_print_env(f, &da, &da, &plain);
+	fclose(f);
+	assert_null(strstr(out, "stand for"));
+	free(out);
+	/* the documents own their text */
+	doc_release(&da);
+	doc_release(&db);
+	results_release(&a);
+	results_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_runs_unmatched),
+		cmocka_unit_test(test_env_vm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
