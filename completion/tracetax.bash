@@ -69,13 +69,13 @@ _tracetax()
 	case $cmd in
 	run) opts=$run_opts ;;
 	budget) opts="--tracer --for --pid --cgroup --target --measure --max-age --workload --reps
-		--run-ms --json --store --no-store --wait --no-wait --quiet --help" ;;
+		--run-ms --json --store --no-store --wait --no-wait --quiet --attached
+		--prometheus-textfile --help" ;;
 	list) opts="--json --names --help"
 		[[ $prev == --names ]] && { COMPREPLY=($(compgen -W "tracers workloads" -- "$cur")); return; } ;;
 	clocks) opts="--json --reads --help" ;;
 	pair) opts="--workload --pair --storage --threads --clock --iterations --json --quiet --help" ;;
 	cleanup) opts="--help" ;;
-	budget) opts="--tracer --workload --for --pid --cgroup --target --measure --max-age --reps --run-ms --json --store --no-store --quiet --attached --prometheus-textfile --help" ;;
 	history) opts="--workload --tracer --by --kernel --limit --store --help" ;;
 	show) opts="--store --color --help" ;;
 	compare) opts="--threshold --store --color --help" ;;
