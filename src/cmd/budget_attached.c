@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/atomic_file.h"
+#include "base/lock.h"
 #include "base/signals.h"
 #include "base/util.h"
 #include "cli/cli.h"
@@ -49,10 +50,13 @@ static const char usage_attached[] =
 	"      --prometheus-textfile DIR  write DIR/tracetax-attached.prom (node_exporter)\n"
 	"      --store PATH        the results store to read costs from and record in\n"
 	"      --no-store          record nothing (stored costs are still read)\n"
+	"      --wait SECONDS      for another measurement's lock, at most this long;\n"
+	"                          default $TRACETAX_WAIT, else 600\n"
+	"      --no-wait           fail at once when another measurement runs\n"
 	"  -q, --quiet             no progress lines\n";
 
 struct attached_args {
-	int seconds, max_age_h, reps, run_ms;
+	int seconds, max_age_h, reps, run_ms, wait_s;
 	const char *json, *store, *prom_dir;
 	bool quiet, measure, no_store;
 };
@@ -82,6 +86,8 @@ static void parse(int argc, char **argv, struct attached_args *a)
 		{ "no-store", no_argument, NULL, 'O' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "prometheus-textfile", required_argument, NULL, 'P' },
+		{ "wait", required_argument, NULL, 'W' },
+		{ "no-wait", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "tracer", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -94,6 +100,7 @@ static void parse(int argc, char **argv, struct attached_args *a)
 	a->max_age_h = 168;
 	a->reps = 8;
 	a->run_ms = 100;
+	a->wait_s = cmd_wait_default();
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:r:qh", opts, NULL)) != -1) {
@@ -104,6 +111,8 @@ static void parse(int argc, char **argv, struct attached_args *a)
 		case 'r': a->reps = num_arg(optarg, "--reps", 2, 1000); break;
 		case 'R': a->run_ms = num_arg(optarg, "--run-ms", 10, 60000); break;
 		case 'm': a->measure = true; break;
+		case 'W': a->wait_s = num_arg(optarg, "--wait", 0, LOCK_WAIT_MAX_S); break;
+		case 'N': a->wait_s = LOCK_NOWAIT; break;
 		case 's': a->store = optarg; break;
 		case 'O': a->no_store = true; break;
 		case 'j': a->json = optarg; break;
@@ -333,8 +342,12 @@ int cmd_budget_attached(int argc, char **argv)
 	if (a.prom_dir && access(a.prom_dir, W_OK | X_OK))
 		die_usage("cannot write into '%s' (--prometheus-textfile): %s", a.prom_dir,
 			  strerror(errno));
+	/* the lock as run takes it: --no-wait before the signal thread, waiting after */
+	if (a.wait_s == LOCK_NOWAIT)
+		cmd_take_lock(LOCK_NOWAIT);
 	cmd_signals_once();
-	cmd_take_lock(cmd_wait_default());
+	if (a.wait_s != LOCK_NOWAIT)
+		cmd_take_lock(a.wait_s);
 	environment_collect(&env);
 	o = (struct attached_opts){ .seconds = a.seconds };
 	if (!a.quiet)
