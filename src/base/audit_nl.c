@@ -553,11 +553,12 @@ int audit_rules_add(int fd, struct audit_ruleset *rs, char *err, size_t len)
 	return 0;
 }
 
-int audit_rule_one(int fd, int add, int sys, pid_t pid, const char *key, char *err, size_t len)
+int audit_rule_one(int fd, int add, int sys, const char *field, const char *key, char *err,
+		   size_t len)
 {
 	struct audit_rule_data *r = audit_rule_create_data();
 	/* libaudit writes into the pairs it parses: no literals */
-	char kv[AUDIT_MAX_KEY_LEN + 8], pv[32], arch[] = "arch=b64";
+	char kv[AUDIT_MAX_KEY_LEN + 8], pv[64], arch[] = "arch=b64";
 	int flags = sys < 0 ? AUDIT_FILTER_TASK : AUDIT_FILTER_EXIT;
 	int action = sys < 0 ? AUDIT_NEVER : AUDIT_ALWAYS, rc = -1;
 
@@ -568,9 +569,9 @@ int audit_rule_one(int fd, int add, int sys, pid_t pid, const char *key, char *e
 	reset_builder();
 	snprintf(kv, sizeof(kv), "key=%s", key);
 	if (sys >= 0) {
-		snprintf(pv, sizeof(pv), "pid=%d", (int)pid);
+		snprintf(pv, sizeof(pv), "%s", field ? field : "");
 		if (sys >= AUDIT_BITMASK_SIZE * 32 || audit_rule_fieldpair_data(&r, arch, flags) ||
-		    (pid > 0 && audit_rule_fieldpair_data(&r, pv, flags))) {
+		    (*pv && audit_rule_fieldpair_data(&r, pv, flags))) {
 			snprintf(err, len, "cannot build the audit rule on syscall %d", sys);
 			goto out;
 		}

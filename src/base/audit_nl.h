@@ -96,10 +96,12 @@ void audit_rules_free(struct audit_ruleset *rs);
  */
 int audit_rules_add(int fd, struct audit_ruleset *rs, char *err, size_t len);
 /*
- * One exit rule: -a always,exit -F arch=b64 -S @sys [-F pid=@pid] -k @key
- * (@sys < 0 : a task rule, -a never,task -k @key, @pid ignored).
+ * One exit rule added (@add) or deleted: -a always,exit -F arch=b64 -S @sys
+ * [-F @field] -k @key, @field as "pid=123" or NULL (@sys < 0: a task rule,
+ * -a never,task -k @key, @field ignored).
  */
-int audit_rule_one(int fd, int add, int sys, pid_t pid, const char *key, char *err, size_t len);
+int audit_rule_one(int fd, int add, int sys, const char *field, const char *key, char *err,
+		   size_t len);
 
 /*
  * The saved state, the key and an auditd of ours (@auditd, started with

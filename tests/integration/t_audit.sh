@@ -108,7 +108,7 @@ done
 same_state "rule files compared with auditctl"
 
 # A normal run: audit:rule's hits are the events, from its auditd's log.
-"$TT" run -q -w getpid,stat -t none,audit:enabled,audit:nomatch,audit:rule -n 5000 --reps 2 \
+"$TT" run -q -w getpid,stat -t none,audit:enabled,audit:nomatch,audit:rule,audit:rule/sync -n 5000 --reps 2 \
 	--json "$TMP/r.json" >"$TMP/out" 2>&1
 ran $? || fail "run: $(cat "$TMP/out")"
 python3 - "$TMP/r.json" <<'PY' || exit 1
@@ -121,7 +121,7 @@ for c in d["cells"]:
         bad.append("%s: %s: %s" % (name, c["status"], c["reason"]))
         continue
     for i, r in enumerate(c["runs"]):
-        if c["tracer"] == "audit:rule":
+        if c["tracer"].startswith("audit:rule/"):
             rule += 1
             if r["hits"] != r["events"]:
                 bad.append("%s run %d: hits %s != events %s" % (name, i, r["hits"], r["events"]))
@@ -144,11 +144,11 @@ same_state "audit:rules with the STIG rules"
 
 # A failed cell, at each op: the next cell still runs, the state comes back.
 for op in setup prefork start stop; do
-	TRACETAX_FAULT="audit:rule@$op" "$TT" run -q -w getpid -t audit:rule,audit:nomatch -n 3000 \
+	TRACETAX_FAULT="audit:rule/async@$op" "$TT" run -q -w getpid -t audit:rule,audit:nomatch -n 3000 \
 		--reps 2 --no-store --json "$TMP/f.json" >"$TMP/out" 2>&1
 	rc=$?
 	[ "$rc" = 1 ] || fail "audit:rule@$op: exit $rc, want 1: $(cat "$TMP/out")"
-	[ "$(json_get "$TMP/f.json" '[c["status"] for c in d["cells"] if c["tracer"] == "audit:rule"][0]')" = failed ] ||
+	[ "$(json_get "$TMP/f.json" '[c["status"] for c in d["cells"] if c["tracer"] == "audit:rule/async"][0]')" = failed ] ||
 		fail "audit:rule@$op: the cell did not fail"
 	same_state "a failed cell (audit:rule@$op)"
 done

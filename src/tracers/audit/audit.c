@@ -69,6 +69,7 @@ struct audit_priv {
 	struct audit_ruleset rs;
 	/* one traced run */
 	pid_t load_pid;
+	char pid_field[32];     /* audit:rule's "pid=<load>" */
 	int rule_on;
 	struct audit_state st0;
 	uint64_t auditd_cpu0;
@@ -193,8 +194,21 @@ static int audit_supported(const struct tracer *t, char *reason, size_t len)
 	return TT_OK;
 }
 
+/* audit:rule's variants: auditd's flush modes, Debian's first. */
+static const char *const flush_variants[] = { "async", "incremental", "data", "sync", "none", NULL };
+
+static const char *flush_of(const struct tracer *t)
+{
+	static const char *const conf[] = { "INCREMENTAL_ASYNC", "INCREMENTAL", "DATA", "SYNC", "NONE" };
+
+	return mode_of(t) == AM_RULE ? conf[t->vidx] : conf[0];
+}
+
+/* audit:nomatch's variants: how many rules the workload's syscalls walk past. */
+static const char *const nomatch_variants[] = { "1", "10", "25", "50", "100", NULL };
+
 /* Our auditd's configuration: Debian's flushing, everything else so that it never stops. */
-static int write_conf(struct audit_priv *p, char *err, size_t len)
+static int write_conf(const struct tracer *t, struct audit_priv *p, char *err, size_t len)
 {
 	char path[PATH_MAX + 16], plugins[PATH_MAX + 16];
 	FILE *f;
@@ -208,7 +222,7 @@ static int write_conf(struct audit_priv *p, char *err, size_t len)
 	}
 	fchmod(fileno(f), 0600);
 	fprintf(f, "local_events = yes\nwrite_logs = yes\nlog_file = %s\nlog_group = root\n"
-		"log_format = RAW\nflush = INCREMENTAL_ASYNC\nfreq = 50\nmax_log_file = 0\n"
+		"log_format = RAW\nflush = %s\nfreq = 50\nmax_log_file = 0\n"
 		"num_logs = 1\npriority_boost = 4\nname_format = NONE\n"
 		"max_log_file_action = IGNORE\nspace_left = 2\nspace_left_action = IGNORE\n"
 		"verify_email = no\naction_mail_acct = root\nadmin_space_left = 1\n"
@@ -216,7 +230,8 @@ static int write_conf(struct audit_priv *p, char *err, size_t len)
 		"disk_error_action = IGNORE\nuse_libwrap = no\ntcp_listen_queue = 5\n"
 		"tcp_max_per_addr = 1\ntcp_client_max_idle = 0\ntransport = TCP\n"
 		"distribute_network = no\nq_depth = 2000\noverflow_action = SYSLOG\n"
-		"max_restarts = 10\nplugin_dir = %s\nend_of_event_timeout = 2\n", p->log, plugins);
+		"max_restarts = 10\nplugin_dir = %s\nend_of_event_timeout = 2\n", p->log, flush_of(t),
+		plugins);
 	if (fclose(f)) {
 		snprintf(err, len, "cannot write '%s': %s", path, strerror(errno));
 		return -1;
@@ -235,7 +250,7 @@ static int start_auditd(struct tracer *t, struct audit_priv *p)
 
 	if (path_which("auditd", bin, sizeof(bin)))
 		return tracer_skip(t, "auditd is not installed (Debian: auditd)");
-	if (write_conf(p, t->err, sizeof(t->err)))
+	if (write_conf(t, p, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	snprintf(out, sizeof(out), "%s/auditd.out", p->dir);
 	if ((ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
@@ -301,7 +316,7 @@ static int audit_setup(struct tracer *t)
 	    audit_rules_parse(t->audit_rules, p->key, &p->rs, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	/* the untraced runs' tasks get no audit context: as if audit had never been on */
-	if (audit_rule_one(p->fd, 1, -1, 0, p->key, t->err, sizeof(t->err)))
+	if (audit_rule_one(p->fd, 1, -1, NULL, p->key, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	p->task_never = 1;
 	if (!enabled_by_us)
@@ -324,9 +339,14 @@ static int audit_setup(struct tracer *t)
 	enabled_by_us = 1;
 	if (audit_nl_set_state(p->fd, &set, t->err, sizeof(t->err)))
 		return TT_FAIL;
-	if (p->mode == AM_NOMATCH &&
-	    audit_rule_one(p->fd, 1, SYS_acct, 0, p->key, t->err, sizeof(t->err)))
-		return TT_FAIL;
+	/* N rules, none matching: on acct, told apart by their first argument */
+	for (int i = 0; p->mode == AM_NOMATCH && i < atoi(t->variant ? t->variant : "1"); i++) {
+		char a0[32];
+
+		snprintf(a0, sizeof(a0), "a0=%d", i);
+		if (audit_rule_one(p->fd, 1, SYS_acct, a0, p->key, t->err, sizeof(t->err)))
+			return TT_FAIL;
+	}
 	if (p->mode == AM_RULES) {
 		if (audit_rules_add(p->fd, &p->rs, t->err, sizeof(t->err)))
 			return TT_FAIL;
@@ -345,7 +365,7 @@ static int audit_prefork(struct tracer *t)
 {
 	struct audit_priv *p = t->priv;
 
-	if (p->task_never && audit_rule_one(p->fd, 0, -1, 0, p->key, t->err, sizeof(t->err)))
+	if (p->task_never && audit_rule_one(p->fd, 0, -1, NULL, p->key, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	p->task_never = 0;
 	return TT_OK;
@@ -360,7 +380,9 @@ static int audit_start(struct tracer *t, pid_t pid)
 	if (p->mode == AM_RULE) {
 		if (!t->target)
 			return tracer_skip(t, "audit:rule needs a syscall to hook");
-		if (audit_rule_one(p->fd, 1, t->target->nr, pid, p->key, t->err, sizeof(t->err)))
+		snprintf(p->pid_field, sizeof(p->pid_field), "pid=%d", (int)pid);
+		if (audit_rule_one(p->fd, 1, t->target->nr, p->pid_field, p->key, t->err,
+				   sizeof(t->err)))
 			return TT_FAIL;
 		p->rule_on = 1;
 	}
@@ -420,11 +442,11 @@ static int audit_stop(struct tracer *t, struct tt_hits *out)
 
 	out->hits = -1;
 	out->lost = 0;
-	if (p->rule_on && audit_rule_one(p->fd, 0, t->target->nr, p->load_pid, p->key, t->err,
+	if (p->rule_on && audit_rule_one(p->fd, 0, t->target->nr, p->pid_field, p->key, t->err,
 					 sizeof(t->err)))
 		ret = TT_FAIL;
 	p->rule_on = 0;
-	if (!p->task_never && audit_rule_one(p->fd, 1, -1, 0, p->key, t->err, sizeof(t->err)))
+	if (!p->task_never && audit_rule_one(p->fd, 1, -1, NULL, p->key, t->err, sizeof(t->err)))
 		ret = TT_FAIL;
 	else
 		p->task_never = 1;
@@ -479,19 +501,23 @@ static const char audit_caveat[] =
 	"audit back (its cells' notes give a fresh getpid before and after); load "
 	"'auditctl -a never,task' first to spare the box, or reboot after.";
 
-#define AUDIT_OPS(nm, fam, hk, sum) { \
+#define AUDIT_OPS(nm, fam, hk, vars, sum) { \
 	.name = nm, .hooks = hk, .summary = sum, .flags = TT_F_OPTIN, .data = &fam, \
+	.variants = vars, \
 	.caveat = audit_caveat, \
 	.supported = audit_supported, .setup = audit_setup, .prefork = audit_prefork, \
 	.start = audit_start, .stop = audit_stop, .teardown = audit_teardown }
 
 const struct tracer_ops tracer_audit_enabled = AUDIT_OPS("audit:enabled", fam_enabled,
-	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, "the kernel's audit on, no rule: the syscall slow path");
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, NULL,
+	"the kernel's audit on, no rule: the syscall slow path");
 const struct tracer_ops tracer_audit_nomatch = AUDIT_OPS("audit:nomatch", fam_nomatch,
-	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, "audit with one exit rule on a syscall the workload "
-	"never makes (acct)");
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, nomatch_variants,
+	"audit with N exit rules (/1 /10 /25 /50 /100) on a syscall the workload never makes "
+	"(acct): the walk");
 const struct tracer_ops tracer_audit_rule = AUDIT_OPS("audit:rule", fam_rule, TT_HOOK_SYSCALL,
-	"audit with an exit rule on the workload's syscall, records consumed by an auditd of ours");
+	flush_variants, "audit with an exit rule on the workload's syscall, records consumed by an "
+	"auditd of ours, flushing /async (INCREMENTAL_ASYNC), /incremental, /data, /sync, /none");
 const struct tracer_ops tracer_audit_rules = AUDIT_OPS("audit:rules", fam_rules,
-	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, "audit with the rules of --audit-rules FILE, records "
-	"consumed by an auditd of ours");
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, NULL, "audit with the rules of --audit-rules FILE, "
+	"records consumed by an auditd of ours");
