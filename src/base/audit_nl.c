@@ -796,24 +796,3 @@ uint64_t audit_task_cpu_ns(pid_t pid)
 	closedir(d);
 	return sum;
 }
-
-pid_t audit_kauditd_pid(void)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
-		char path[64], comm[32];
-
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (!read_file_str(path, comm, sizeof(comm)) && !strcmp(comm, "kauditd"))
-			found = (pid_t)atoi(e->d_name);
-	}
-	closedir(d);
-	return found;
-}

@@ -130,7 +130,5 @@ int audit_cleanup_stale(int *removed, owner_kept_fn kept);
 
 /* CPU time of every thread of @pid (schedstat), ns; 0 when gone. */
 uint64_t audit_task_cpu_ns(pid_t pid);
-/* The kernel thread kauditd's pid, 0 if none. */
-pid_t audit_kauditd_pid(void);
 
 #endif
