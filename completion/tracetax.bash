@@ -34,7 +34,7 @@ _tracetax()
 	fi
 
 	local run_opts="--plan --workload --tracer --threads --reps --run-ms --precision --max-time
-		--iterations --target --msg-size --cmd-timeout --ready --hits --seed --tracer-cpu --json
+		--iterations --target --msg-size --cmd-timeout --ready --hits --audit-rules --seed --tracer-cpu --json
 		--csv --markdown --prometheus-textfile --store --no-store --dry-run --color --latency
 		--no-wait --wait --explain --quiet --help"
 	# the value of an option
@@ -58,7 +58,7 @@ _tracetax()
 		[[ $cmd == pair ]] && { _tracetax_list "$cur" global percpu hash lock all; return; } ;;
 	--clock) COMPREPLY=($(compgen -W "ktime boot coarse" -- "$cur")); return ;;
 	--prometheus-textfile) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--json|--csv|--markdown|-o|--output|--plan|--store)
+	--json|--csv|--markdown|-o|--output|--plan|--store|--audit-rules)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-T|--threads|-r|--reps|--run-ms|--precision|--max-time|-n|--iterations|--msg-size|\
 	--cmd-timeout|--ready|--hits|--seed|--reads|--kernel|-l|--limit|--threshold)

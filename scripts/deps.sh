@@ -20,7 +20,7 @@ set -eu
 
 BUILD="make gcc clang pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev
-systemtap-sdt-dev"
+systemtap-sdt-dev libaudit-dev"
 # The default plan needs nothing more: its mechanisms are the kernel's
 # (tracefs, perf events, BPF, ptrace, seccomp) and tracetax's own libraries,
 # and what it reads of the machine has a fallback (systemd-detect-virt: the
@@ -43,13 +43,17 @@ RUN=""
 # - the fleet's parts: systemd (systemd-analyze verify of the units:
 #   t_service), and for `make check-deb` (not in `make check`) the
 #   package's build and checks (debhelper brings dpkg-dev; lintian) and
-#   the fresh root it is installed in (debootstrap).
+#   the fresh root it is installed in (debootstrap);
+# - auditd, the consumer of the audit: cells (t_audit: its rule files are
+#   the test data). Installing it starts no auditd on an image whose
+#   policy-rc.d forbids starting services (ours).
 TEST="python3 python3-jsonschema procps util-linux mount iproute2 man-db
 chromium
 strace bpftrace linux-perf ltrace uftrace lttng-tools liblttng-ust-dev babeltrace2
 qemu-system-x86 busybox-static kmod xz-utils zstd
 postgresql prometheus prometheus-node-exporter
-systemd debhelper lintian debootstrap"
+systemd debhelper lintian debootstrap
+auditd"
 # Not in `make check`: `make fuzz` (libFuzzer's runtime; llvm-profdata and
 # llvm-cov for its coverage report).
 ALL="libclang-rt-14-dev llvm"
@@ -89,7 +93,7 @@ missing_tools() {
 		command -v "$c" >/dev/null 2>&1 || printf ' %s' "$c"
 	done
 	command -v pkg-config >/dev/null 2>&1 || return 0
-	for m in libbpf libtracefs libtraceevent jansson sqlite3 libpq; do
+	for m in libbpf libtracefs libtraceevent jansson sqlite3 libpq audit; do
 		pkg-config --exists "$m" || printf ' pkg-config:%s' "$m"
 	done
 }

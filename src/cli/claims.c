@@ -40,6 +40,7 @@ static double cell_figure(const struct cell *c, enum pf_field f, double ci[2])
 	case PF_LOST: v = (double)c->lost; break;
 	case PF_NS_PER_HIT: v = c->ns_per_hit; break;
 	case PF_LOSS: v = c->loss_pct; src = c->loss_ci95; break;
+	case PF_CONSUMER: v = c->consumer_ns_per_event; break;
 	default: break;
 	}
 	ci[0] = src ? src[0] : NAN;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/audit_nl.h"
 #include "base/cpus.h"
 #include "base/lock.h"
 #include "cli/cli.h"
@@ -16,6 +17,8 @@
 #include "load/syscalls.h"
 #include "tracers/tracer.h"
 #include "base/util.h"
+
+#define CLI_OPT_AUDIT_RULES 0x101
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
@@ -84,6 +87,10 @@ struct glob_arg { struct run_args *a; const char *pat; int matched; char *err; s
  */
 static int matches(const struct tracer_ops *ops, const char *pat, const char *name)
 {
+	/* the box's own (audit): only a pattern that names the family, 'audit:*' */
+	if ((ops->flags & TT_F_OPTIN) &&
+	    (*pat == '@' || !strcmp(pat, "all") || strncmp(pat, ops->name, strcspn(ops->name, ":") + 1)))
+		return 0;
 	if (!strcmp(pat, "@tools"))
 		return (ops->flags & TT_F_TOOL) != 0;
 	if (!strcmp(pat, "@mechanisms"))
@@ -275,6 +282,7 @@ static const struct option run_opts[] = {
 	{ "cmd-timeout", required_argument, NULL, 'C' },
 	{ "cpus", required_argument, NULL, 'U' },
 	{ "placement", required_argument, NULL, 'Z' },
+	{ "audit-rules", required_argument, NULL, CLI_OPT_AUDIT_RULES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -423,6 +431,16 @@ static int how_option(int c, const char *arg, struct run_args *a, char *err, siz
 			FAIL("invalid --placement '%s' (first, rotate)", arg);
 		a->m.rotate = !strcmp(arg, "rotate");
 		return 0;
+	case CLI_OPT_AUDIT_RULES: {
+		/* parsed now, as auditctl would, so that a bad file loads nothing */
+		struct audit_ruleset rs;
+
+		if (audit_rules_parse(arg, AUDIT_KEY_PREFIX "check", &rs, err, errlen))
+			return -1;
+		audit_rules_free(&rs);
+		a->m.audit_rules = arg;
+		return 0;
+	}
 	}
 	return 1;
 }

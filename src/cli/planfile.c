@@ -37,6 +37,7 @@ static const struct field {
 	{ "precision", "--precision", PF_RUN_BIT, false },
 	{ "max_time", "--max-time", PF_RUN_BIT, false },
 	{ "tracer_cpu", "--tracer-cpu", PF_RUN_BIT, false },
+	{ "audit_rules", "--audit-rules", PF_RUN_BIT, false },
 	{ "pair", "--pair", PF_PAIR_BIT, false },
 	{ "storage", "--storage", PF_PAIR_BIT, false },
 	{ "clock", "--clock", PF_PAIR_BIT, false },
@@ -49,14 +50,14 @@ static const char *const env_names[] = {
 };
 
 const char *const pf_field_names[PF_NFIELDS] = {
-	"overhead", "base", "traced", "slowdown", "lost", "ns_per_hit", "loss",
+	"overhead", "base", "traced", "slowdown", "lost", "ns_per_hit", "loss", "consumer",
 	"delay_mean", "delay_p50", "delay_min",
 };
 
 const char *pf_field_unit(enum pf_field f, bool vs)
 {
 	static const char *const units[PF_NFIELDS] = {
-		"ns/event", "ns/op", "ns/op", "x", "events", "ns/hit", "%", "ns", "ns", "ns",
+		"ns/event", "ns/op", "ns/op", "x", "events", "ns/hit", "%", "ns/event", "ns", "ns", "ns",
 	};
 	return vs ? "x" : units[f];
 }

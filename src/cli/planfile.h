@@ -39,7 +39,7 @@ struct pf_section {
 
 /* What today's figure of a claim is. */
 enum pf_field {
-	PF_OVERHEAD, PF_BASE, PF_TRACED, PF_SLOWDOWN, PF_LOST, PF_NS_PER_HIT, PF_LOSS,
+	PF_OVERHEAD, PF_BASE, PF_TRACED, PF_SLOWDOWN, PF_LOST, PF_NS_PER_HIT, PF_LOSS, PF_CONSUMER,
 	PF_DELAY_MEAN, PF_DELAY_P50, PF_DELAY_MIN, PF_NFIELDS
 };
 extern const char *const pf_field_names[PF_NFIELDS];

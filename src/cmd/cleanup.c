@@ -32,9 +32,10 @@ int cmd_cleanup(int argc, char **argv)
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 			puts("usage: tracetax cleanup\n\nRemoves tracefs instances, uprobe and kprobe events, tool and VM\n"
 			     "directories left by a tracetax that was killed (SIGKILL): those whose\n"
-			     "process is gone, or is a zombie its parent has not reaped yet. Those of\n"
-			     "a process that still runs stay, and so do VM directories not ours (a\n"
-			     "link, another user's), each named with the reason.");
+			     "process is gone, or is a zombie its parent has not reaped yet, and puts\n"
+			     "back the audit state its audit cells changed (/run/tracetax-audit-PID.state).\n"
+			     "Those of a process that still runs stay, and so do VM directories not\n"
+			     "ours (a link, another user's), each named with the reason.");
 			return 0;
 		}
 		die_usage("unexpected argument '%s' (see 'tracetax cleanup --help')", argv[1]);

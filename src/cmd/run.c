@@ -48,6 +48,8 @@ static const char usage_run[] =
 	"                          its output matches (default: {pid} after 1 s)\n"
 	"      --hits ERE          its hits: the numbers ERE's group captures, summed,\n"
 	"                          or its matching lines; default unknown\n"
+	"      --audit-rules FILE  audit:rules' rule file (auditctl -R's format), each\n"
+	"                          rule with tracetax's key; control lines left out\n"
 	"      --seed N            seed of rep order and bootstrap; default 1\n"
 	"      --cpus LIST         the CPUs cells run on ('0', '1-3'); default: every\n"
 	"                          CPU tracetax may use (its affinity)\n"

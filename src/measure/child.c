@@ -142,6 +142,10 @@ int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer
 		lp_fail(lp, "cannot create '%s': %s", spec->cmd_out, strerror(errno));
 		goto fail;
 	}
+	if (tracer_prefork(t)) {
+		lp_fail(lp, "tracer '%s' failed before the fork: %s", t->name, t->err);
+		goto fail;
+	}
 	wrap = tracer_wrap(t);
 	argv = load_argv(spec, wrap, num);
 	sw.argv = argv;

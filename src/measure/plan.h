@@ -48,6 +48,7 @@ struct measure_opts {
 	int msg_size;                  /* bytes per message of the tcp workloads */
 	const char *tool_ready;        /* --ready, --hits: EREs on a cmd: tracer's output */
 	const char *tool_hits;
+	const char *audit_rules;       /* --audit-rules FILE: audit:rules' rule file */
 	int cmd_timeout_s;             /* a run of a cmd: workload is killed after this */
 	const char *cpus;              /* --cpus LIST: the CPUs cells run on; NULL: ours */
 	bool rotate;                   /* --placement rotate: every round runs pairs of

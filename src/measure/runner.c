@@ -112,6 +112,7 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 	x->t.tracer_cpu = plan_tracer_cpu(x->a->tracer_cpu);
 	x->t.tool_ready = x->a->tool_ready;
 	x->t.tool_hits = x->a->tool_hits;
+	x->t.audit_rules = x->a->audit_rules;
 	plan_bind(&x->t, c->workload, load_path);
 	if (!plan_hooks_ok(x->t.ops->hooks, x->t.workload, c->target, c->reason, sizeof(c->reason))) {
 		c->status = CELL_SKIPPED;

@@ -70,12 +70,14 @@ static int list_json(FILE *f)
 				json_array_append_new(hooks, json_string("usdt"));
 			if (ops->hooks & TT_HOOK_UST)
 				json_array_append_new(hooks, json_string("ust"));
-			json_array_append_new(tr, json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:s}",
+			json_array_append_new(tr, json_pack("{s:s, s:s, s:s, s:o, s:s, s:s?, s:s, s:s?}",
 				"name", name, "family", ops->name,
-				"group", ops->flags & TT_F_TOOL ? "tools" : "mechanisms", "hooks", hooks,
+				"group", ops->flags & TT_F_TOOL ? "tools" :
+					 ops->flags & TT_F_OPTIN ? "opt-in" : "mechanisms", "hooks", hooks,
 				"status", status_name(st),
 				"reason", st == TT_OK ? NULL : reason,
-				"summary", ops->summary ? ops->summary : ""));
+				"summary", ops->summary ? ops->summary : "",
+				"caveat", ops->caveat));
 		}
 	}
 	for (const struct workload *w = workloads; w->name; w++)
@@ -114,6 +116,13 @@ int output_list(FILE *f, int json, const char *load_path)
 			else
 				fprintf(f, "  %-24s %s: %s\n", name, status_name(st), reason);
 		}
+	}
+	/* what a family leaves on the box, once under the list: the same for its tracers */
+	for (int i = 0; tracer_table[i]; i++) {
+		const struct tracer_ops *ops = tracer_table[i];
+
+		if (ops->caveat && (!tracer_table[i + 1] || tracer_table[i + 1]->caveat != ops->caveat))
+			fprintf(f, "\n%.*s:* %s\n", (int)strcspn(ops->name, ":"), ops->name, ops->caveat);
 	}
 	fprintf(f, "\nworkloads:\n");
 	for (const struct workload *w = workloads; w->name; w++)

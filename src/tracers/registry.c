@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/audit_nl.h"
 #include "base/workdir.h"
 #include "tracers/tools/lttng.h"
 #include "tracers/tracer.h"
@@ -18,6 +19,11 @@ const struct tracer_ops *const tracer_table[] = {
 
 int tracers_cleanup_stale(int *removed, owner_kept_fn kept)
 {
+	/* the box's audit state first: its auditd's files are in a working directory */
+	int rc = audit_cleanup_stale(removed, kept);
+
 	/* an LTTng session daemon's files are listed in its directory */
-	return workdir_cleanup_stale(removed, lttng_cleanup_stale, kept);
+	if (workdir_cleanup_stale(removed, lttng_cleanup_stale, kept))
+		rc = -1;
+	return rc;
 }

@@ -206,6 +206,11 @@ char *const *tracer_wrap(struct tracer *t)
 	return t && t->ops->wrap ? t->ops->wrap(t) : NULL;
 }
 
+int tracer_prefork(struct tracer *t)
+{
+	return t && t->ops->prefork ? fault(t, "prefork", t->ops->prefork(t)) : TT_OK;
+}
+
 int tracer_spawned(struct tracer *t, pid_t pid)
 {
 	return fault(t, "spawned", t->ops->spawned ? t->ops->spawned(t, pid) : TT_OK);

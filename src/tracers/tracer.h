@@ -68,6 +68,9 @@ struct workload;
 /* What the core may know about a tracer (tracer_ops.flags). */
 #define TT_F_AA         0x1   /* attaches nothing: its cell is the run's A/A test */
 #define TT_F_TOOL       0x2   /* an external tool (@tools): not in @mechanisms, the default plan */
+/* Changes what is the box's (audit): run only when named, or by a pattern that names its
+ * family ('audit:*'); never by the default plan, 'all', '*' or a group. */
+#define TT_F_OPTIN      0x4
 
 struct tracer_ops {
 	const char *name;             /* stable: "ptrace:all", "bpf:tp" */
@@ -75,6 +78,9 @@ struct tracer_ops {
 	const char *summary;          /* one line for `tracetax list` */
 	const char *const *variants;  /* NULL-terminated, first is default; NULL: none */
 	unsigned flags;               /* TT_F_* */
+	/* What using it leaves on the box that tracetax cannot undo, and the remedy (`list`);
+	 * NULL: nothing. */
+	const char *caveat;
 	/*
 	 * The family's own description, for a file that serves several
 	 * families (ftrace:syscall and ftrace:raw): what differs between them
@@ -102,6 +108,12 @@ struct tracer_ops {
 	 * is its child, and start() gets the workload's pid from its ready line.
 	 */
 	char *const *(*wrap)(struct tracer *t);
+	/*
+	 * In the parent, right before a traced run's workload is forked (not
+	 * an untraced one's): what the kernel decides at fork (audit). TT_OK,
+	 * or TT_FAIL with t->err.
+	 */
+	int (*prefork)(struct tracer *t);
 	/* In the forked child, before exec (seccomp filters). Return -1 on error. */
 	int (*child_prep)(struct tracer *t);
 	/* In the parent right after fork, before the workload is ready. */
@@ -154,6 +166,7 @@ struct tracer {
 	const char *load_path;       /* the tracetax-load binary */
 	const char *tool_ready;      /* --ready, --hits: EREs for cmd: tracers; NULL: none */
 	const char *tool_hits;
+	const char *audit_rules;     /* --audit-rules FILE for audit:rules; NULL: none */
 	void *priv;
 	char err[TT_REASON_MAX];     /* why the last call failed or skipped */
 	/*
@@ -209,6 +222,8 @@ const char *tracer_kfunc(const struct tracer *t);
  */
 int tracer_setup(struct tracer *t);
 char *const *tracer_wrap(struct tracer *t);
+/* Before a traced run's fork (NULL @t: an untraced run, nothing to do). */
+int tracer_prefork(struct tracer *t);
 int tracer_spawned(struct tracer *t, pid_t pid);
 int tracer_start(struct tracer *t, pid_t pid);
 int tracer_stop(struct tracer *t, struct tt_hits *out);

@@ -1,0 +1,134 @@
+/*
+ * The kernel's audit subsystem through libaudit's netlink calls: its state
+ * read, set and restored, rules added and removed by their key, rule files
+ * parsed as auditctl parses them, and what a killed tracetax left there.
+ *
+ * Audit is global and is the box's security record: tracetax saves the
+ * state before it changes anything (audit_state_save() also writes it into
+ * its working directory, where `tracetax cleanup` finds it after a
+ * SIGKILL), marks every rule it adds with its own key ("tracetax-<pid>")
+ * and removes only those.
+ */
+#ifndef TRACETAX_AUDIT_NL_H
+#define TRACETAX_AUDIT_NL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/owner.h"
+
+#define AUDIT_KEY_PREFIX "tracetax-"     /* + the pid of the tracetax that added the rule */
+/*
+ * The saved state of tracetax <pid>: AUDIT_STATE_DIR/AUDIT_STATE_PREFIX<pid>.state.
+ * Not in a working directory: a tracetax built before the audit cells would
+ * remove that without putting the box back. /run is emptied at boot, as
+ * the kernel's audit state is.
+ */
+#define AUDIT_STATE_DIR "/run"
+#define AUDIT_STATE_PREFIX "tracetax-audit-"
+
+/* AUDIT_GET: what the box set, and the kernel's counters. */
+struct audit_state {
+	uint32_t enabled;            /* 0, 1, or 2 (immutable) */
+	uint32_t failure;
+	uint32_t pid;                /* the registered auditd, 0: none */
+	uint32_t rate_limit;
+	uint32_t backlog_limit;
+	uint32_t backlog_wait_time;
+	/* counters: not state, never restored */
+	uint32_t lost;
+	uint32_t backlog;
+	uint32_t backlog_wait_time_actual;
+};
+
+/* A netlink socket to the kernel's audit: fd, or -1 and @err. */
+int audit_nl_open(char *err, size_t len);
+void audit_nl_close(int fd);
+int audit_nl_status(int fd, struct audit_state *st, char *err, size_t len);
+/*
+ * Sets the box's state to @st's fields but pid and the counters: the limits
+ * first, the enabled flag last. 0, or -1 and @err naming what refused.
+ */
+int audit_nl_set_state(int fd, const struct audit_state *st, char *err, size_t len);
+int audit_nl_set_enabled(int fd, uint32_t enabled, char *err, size_t len);
+
+/*
+ * The rules loaded now: @ours those whose key is @key (NULL: any key of
+ * AUDIT_KEY_PREFIX), @others the rest. 0, or -1 and @err.
+ */
+int audit_nl_count_rules(int fd, const char *key, int *ours, int *others, char *err, size_t len);
+/* Deletes every rule whose key is @key: how many in *@deleted. 0, or -1 and @err. */
+int audit_nl_delete_key(int fd, const char *key, int *deleted, char *err, size_t len);
+
+/* A user message with @text, through the kernel to the auditd: a marker in its log. */
+int audit_nl_mark(int fd, const char *text, char *err, size_t len);
+
+/* A set of rules, built as auditctl builds them, each marked with one key. */
+struct audit_ruleset {
+	struct audit_rule_data **rules;
+	int *line;                   /* each rule's line in the file */
+	int n;
+	int refused;                 /* rules the kernel refused for a path not here (audit_rules_add) */
+	int first_refused;           /* the line of the first */
+	int dropped;                 /* control lines (-D, -b, -e, -f...) left out */
+	/* the syscalls each rule names, for the budget: NULL when a rule names all */
+	int nsys;
+	int *sys;                    /* syscall numbers of the native arch, any rule */
+	int all_syscalls;            /* a rule names every syscall (-S all, or a watch) */
+};
+
+/*
+ * Parses @path (auditctl -R's format) into @rs with every rule's keys
+ * replaced by @key. Control lines are counted in rs->dropped and left out:
+ * tracetax owns the state while it measures. -1 and @err, one line in git's
+ * style naming the file and line, for a file that cannot be read or a rule
+ * auditctl would refuse to build; nothing is loaded either way.
+ */
+int audit_rules_parse(const char *path, const char *key, struct audit_ruleset *rs, char *err,
+		      size_t len);
+void audit_rules_free(struct audit_ruleset *rs);
+/*
+ * Adds each rule of @rs. A rule on a path that does not exist here (ENOENT:
+ * a -F dir= of another distribution) is left out, as `auditctl -R` with -i
+ * leaves it, and counted in rs->refused. -1 and @err at the first other
+ * refusal (what was added stays: delete by key).
+ */
+int audit_rules_add(int fd, struct audit_ruleset *rs, char *err, size_t len);
+/*
+ * One exit rule added (@add) or deleted: -a always,exit -F arch=b64 -S @sys
+ * [-F @field] -k @key, @field as "pid=123" or NULL (@sys < 0: a task rule,
+ * -a never,task -k @key, @field ignored).
+ */
+int audit_rule_one(int fd, int add, int sys, const char *field, const char *key, char *err,
+		   size_t len);
+
+/*
+ * The saved state, the key and an auditd of ours (@auditd, started with
+ * -c @dir; 0: none yet), as text in this process's state file, written
+ * before anything is changed. 0, or -1 and @err.
+ */
+int audit_state_save(const struct audit_state *st, const char *key, pid_t auditd,
+		     const char *dir, char *err, size_t len);
+/* This process's state file removed, once the box is put back. */
+void audit_state_forget(void);
+/*
+ * Puts the box back as @st was: our auditd (@auditd, may be 0) stopped
+ * and waited for, the rules of @key deleted, the limits and the enabled
+ * flag set again. Every step is tried; 0, or -1 and @err naming the first
+ * that failed.
+ */
+int audit_state_restore(int fd, const struct audit_state *st, const char *key, pid_t auditd,
+			char *err, size_t len);
+/*
+ * For cleanup: the state files of a tracetax that is gone (owner_gone()),
+ * the box restored from each and the file removed. @removed counts them;
+ * @kept (may be NULL) hears of each one kept, and why. 0, or -1 when one
+ * could not be restored (said with error(); its file stays).
+ */
+int audit_cleanup_stale(int *removed, owner_kept_fn kept);
+
+/* CPU time of every thread of @pid (schedstat), ns; 0 when gone. */
+uint64_t audit_task_cpu_ns(pid_t pid);
+
+#endif

@@ -1,0 +1,523 @@
+/*
+ * audit:enabled, audit:nomatch, audit:rule, audit:rules: the kernel's
+ * audit subsystem, the most widely deployed syscall tracer.
+ *
+ *   audit:enabled  audit on, no rule: the syscall slow path alone
+ *   audit:nomatch  one exit rule on a syscall the workload never makes
+ *                  (acct): what a loaded rule adds to every other syscall
+ *   audit:rule     an exit rule on the workload's syscall, records consumed
+ *                  by an auditd of ours (its own config and log in our
+ *                  working directory, flushing INCREMENTAL_ASYNC freq 50, as
+ *                  Debian ships it); hits: the SYSCALL records in that log
+ *                  with our key and the load's pid
+ *   audit:rules    --audit-rules FILE, the rules as auditctl would build
+ *                  them, each with our key; hits: the records they made for
+ *                  the load, in our auditd's log
+ *
+ * The box's audit state is the user's (base/audit_nl.h). setup() saves it
+ * (into the working directory too, for `tracetax cleanup` after a
+ * SIGKILL), teardown() restores it: our auditd stopped, our rules deleted
+ * by key, the limits and the enabled flag as they were. A box whose audit
+ * is someone's (an auditd registered, audit immutable, rules loaded) is
+ * not touched: the cells skip with that reason.
+ *
+ * Once audit is enabled, every task forked afterwards gets an audit
+ * context and the syscall slow path, until reboot. The untraced runs of a
+ * cell must not pay it: while they are forked a `-a never,task` rule of
+ * ours is loaded (tasks forked then get no context), and prefork() takes
+ * it out just before the traced run's fork, stop() puts it back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/audit_nl.h"
+#include "base/signals.h"
+#include "base/spawn.h"
+#include "base/util.h"
+#include "base/workdir.h"
+#include "tracers/tracer.h"
+
+enum audit_mode { AM_ENABLED, AM_NOMATCH, AM_RULE, AM_RULES };
+
+struct audit_family { enum audit_mode mode; };
+
+/* The backlog while measuring: as Debian's audit.rules sets it (-b 8192). */
+#define AUDIT_BACKLOG 8192
+/* How long stop() waits for the records of a run to reach the log. */
+#define AUDIT_DRAIN_MS 60000
+
+struct audit_priv {
+	enum audit_mode mode;
+	int fd;
+	char dir[PATH_MAX];
+	char key[32];
+	struct audit_state saved;
+	int saved_ok;           /* the box's state is saved: teardown restores it */
+	int task_never;         /* our -a never,task rule is loaded */
+	pid_t auditd;
+	char log[PATH_MAX + 16];
+	struct audit_ruleset rs;
+	/* one traced run */
+	pid_t load_pid;
+	char pid_field[32];     /* audit:rule's "pid=<load>" */
+	int rule_on;
+	struct audit_state st0;
+	uint64_t auditd_cpu0;
+	off_t log_off;
+	unsigned seq;
+};
+
+/*
+ * The residue, a fresh process's getpid: before this tracetax first enabled
+ * audit, with our -a never,task rule then (no audit context: what a box
+ * where audit was never on pays), and after the first restore.
+ */
+static double residue_before = -1, residue_never = -1, residue_after = -1;
+static int enabled_by_us;
+
+static enum audit_mode mode_of(const struct tracer *t)
+{
+	return ((const struct audit_family *)t->ops->data)->mode;
+}
+
+/*
+ * A fresh process's syscall(getpid): ns a call, the least of 8 runs of
+ * 20000 timed on its own CPU clock (the wall clock of a shared box is
+ * anyone's). -1 when it cannot be measured.
+ */
+static double fresh_getpid_ns(void)
+{
+	int p[2];
+	pid_t pid;
+	double ns = -1;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!pid) {
+		double best = 1e18;
+
+		close(p[0]);
+		for (int r = 0; r < 8; r++) {
+			uint64_t t0 = thread_cpu_ns();
+
+			for (int i = 0; i < 20000; i++)
+				syscall(SYS_getpid);
+			double v = (double)(thread_cpu_ns() - t0) / 20000;
+
+			if (v < best)
+				best = v;
+		}
+		if (write(p[1], &best, sizeof(best)) != sizeof(best))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &ns, sizeof(ns)) != sizeof(ns))
+		ns = -1;
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return ns;
+}
+
+/* Whether the box's audit is someone's: TT_SKIP and why, else TT_OK; @st filled. */
+static int box_is_free(int fd, struct audit_state *st, char *reason, size_t len)
+{
+	int ours, others;
+
+	if (audit_nl_status(fd, st, reason, len))
+		return TT_SKIP;
+	if (st->enabled == 2) {
+		snprintf(reason, len, "audit is immutable (-e 2) until reboot: tracetax changes nothing there");
+		return TT_SKIP;
+	}
+	if (st->pid) {
+		snprintf(reason, len, "an auditd (pid %u) is registered: tracetax does not write into "
+			 "the box's audit trail", st->pid);
+		return TT_SKIP;
+	}
+	if (audit_nl_count_rules(fd, NULL, &ours, &others, reason, len))
+		return TT_SKIP;
+	if (others) {
+		snprintf(reason, len, "the box has %d audit rule(s) loaded: a cell would measure them "
+			 "too, and tracetax does not touch them", others);
+		return TT_SKIP;
+	}
+	if (ours) {
+		snprintf(reason, len, "%d audit rule(s) of a tracetax are loaded: run 'tracetax cleanup'",
+			 ours);
+		return TT_SKIP;
+	}
+	return TT_OK;
+}
+
+static int audit_supported(const struct tracer *t, char *reason, size_t len)
+{
+	struct audit_state st;
+	char path[PATH_MAX];
+	int fd, rc;
+
+	if (geteuid()) {
+		snprintf(reason, len, "audit's state is set as root only");
+		return TT_SKIP;
+	}
+	if ((fd = audit_nl_open(reason, len)) < 0)
+		return TT_SKIP;
+	rc = box_is_free(fd, &st, reason, len);
+	audit_nl_close(fd);
+	if (rc)
+		return rc;
+	if ((mode_of(t) == AM_RULE || mode_of(t) == AM_RULES) &&
+	    path_which("auditd", path, sizeof(path))) {
+		snprintf(reason, len, "auditd is not installed (Debian: auditd)");
+		return TT_SKIP;
+	}
+	if (mode_of(t) == AM_RULES && !t->audit_rules) {
+		snprintf(reason, len, "no rule file: give one with --audit-rules FILE");
+		return TT_SKIP;
+	}
+	return TT_OK;
+}
+
+/* audit:rule's variants: auditd's flush modes, Debian's first. */
+static const char *const flush_variants[] = { "async", "incremental", "data", "sync", "none", NULL };
+
+static const char *flush_of(const struct tracer *t)
+{
+	static const char *const conf[] = { "INCREMENTAL_ASYNC", "INCREMENTAL", "DATA", "SYNC", "NONE" };
+
+	return mode_of(t) == AM_RULE ? conf[t->vidx] : conf[0];
+}
+
+/* audit:nomatch's variants: how many rules the workload's syscalls walk past. */
+static const char *const nomatch_variants[] = { "1", "10", "25", "50", "100", NULL };
+
+/* Our auditd's configuration: Debian's flushing, everything else so that it never stops. */
+static int write_conf(const struct tracer *t, struct audit_priv *p, char *err, size_t len)
+{
+	char path[PATH_MAX + 16], plugins[PATH_MAX + 16];
+	FILE *f;
+
+	snprintf(plugins, sizeof(plugins), "%s/plugins", p->dir);
+	snprintf(path, sizeof(path), "%s/auditd.conf", p->dir);
+	snprintf(p->log, sizeof(p->log), "%s/audit.log", p->dir);
+	if (mkdir(plugins, 0700) || !(f = fopen(path, "w"))) {
+		snprintf(err, len, "cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fchmod(fileno(f), 0600);
+	fprintf(f, "local_events = yes\nwrite_logs = yes\nlog_file = %s\nlog_group = root\n"
+		"log_format = RAW\nflush = %s\nfreq = 50\nmax_log_file = 0\n"
+		"num_logs = 1\npriority_boost = 4\nname_format = NONE\n"
+		"max_log_file_action = IGNORE\nspace_left = 2\nspace_left_action = IGNORE\n"
+		"verify_email = no\naction_mail_acct = root\nadmin_space_left = 1\n"
+		"admin_space_left_action = IGNORE\ndisk_full_action = IGNORE\n"
+		"disk_error_action = IGNORE\nuse_libwrap = no\ntcp_listen_queue = 5\n"
+		"tcp_max_per_addr = 1\ntcp_client_max_idle = 0\ntransport = TCP\n"
+		"distribute_network = no\nq_depth = 2000\noverflow_action = SYSLOG\n"
+		"max_restarts = 10\nplugin_dir = %s\nend_of_event_timeout = 2\n", p->log, flush_of(t),
+		plugins);
+	if (fclose(f)) {
+		snprintf(err, len, "cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Starts our auditd and waits until the kernel has it registered. */
+static int start_auditd(struct tracer *t, struct audit_priv *p)
+{
+	char bin[PATH_MAX], out[PATH_MAX + 16], msg[256];
+	char *argv[] = { bin, "-n", "-c", p->dir, NULL };
+	struct spawn sw = { .argv = argv, .fd = { SPAWN_DEVNULL, -1, -1 } };
+	struct audit_state st;
+	int ofd;
+
+	if (path_which("auditd", bin, sizeof(bin)))
+		return tracer_skip(t, "auditd is not installed (Debian: auditd)");
+	if (write_conf(t, p, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	snprintf(out, sizeof(out), "%s/auditd.out", p->dir);
+	if ((ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
+		return tracer_error(t, "cannot create '%s': %s", out, strerror(errno));
+	sw.fd[1] = sw.fd[2] = ofd;
+	p->auditd = spawn_start(&sw, msg, sizeof(msg));
+	close(ofd);
+	if (p->auditd < 0) {
+		p->auditd = 0;
+		return tracer_error(t, "cannot start auditd: %s", msg);
+	}
+	if (audit_state_save(&p->saved, p->key, p->auditd, p->dir, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	for (int i = 0; i < 1000; i++) {
+		if (audit_nl_status(p->fd, &st, t->err, sizeof(t->err)))
+			return TT_FAIL;
+		if (st.pid == (uint32_t)p->auditd)
+			return TT_OK;
+		if (waitpid(p->auditd, NULL, WNOHANG) == p->auditd) {
+			char words[200] = "";
+
+			p->auditd = 0;
+			read_file_str(out, words, sizeof(words));
+			return tracer_error(t, "auditd exited at start%s%s", *words ? ": " : "", words);
+		}
+		usleep(10000);
+	}
+	return tracer_error(t, "auditd did not register with the kernel in 10 s");
+}
+
+static int audit_setup(struct tracer *t)
+{
+	struct audit_priv *p = calloc(1, sizeof(*p));
+	struct audit_state set;
+	int rc;
+
+	if (!p)
+		return tracer_error(t, "out of memory");
+	t->priv = p;
+	p->fd = -1;
+	p->mode = mode_of(t);
+	snprintf(p->key, sizeof(p->key), AUDIT_KEY_PREFIX "%d", (int)getpid());
+	if (workdir_create(p->dir, sizeof(p->dir), t->err, sizeof(t->err)))
+		return TT_FAIL;
+	if ((p->fd = audit_nl_open(t->err, sizeof(t->err))) < 0)
+		return TT_SKIP;
+	if ((rc = box_is_free(p->fd, &p->saved, t->err, sizeof(t->err))))
+		return rc;
+	/* saved before the first change, where cleanup finds it */
+	if (audit_state_save(&p->saved, p->key, 0, p->dir, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	p->saved_ok = 1;
+	if (!enabled_by_us)
+		residue_before = fresh_getpid_ns();
+	else if (residue_after < 0)
+		residue_after = fresh_getpid_ns();
+	if (!p->saved.enabled && !enabled_by_us)
+		warning("audit: enabling it gives every process started from now until reboot the "
+			"syscall audit slow path, also after tracetax puts audit back (a fresh "
+			"getpid: %.0f ns now); to spare the box, load 'auditctl -a never,task' "
+			"before, or reboot after", residue_before);
+	if (p->mode == AM_RULES &&
+	    audit_rules_parse(t->audit_rules, p->key, &p->rs, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	/* the untraced runs' tasks get no audit context: as if audit had never been on */
+	if (audit_rule_one(p->fd, 1, -1, NULL, p->key, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	p->task_never = 1;
+	if (!enabled_by_us)
+		residue_never = fresh_getpid_ns();
+	if (residue_after > 0)
+		tracer_note(t, "residue: a fresh process's getpid %.0f ns before tracetax first enabled "
+			    "audit (%.0f ns with -a never,task), %.0f ns after it put audit back",
+			    residue_before, residue_never, residue_after);
+	else
+		tracer_note(t, "residue: a fresh process's getpid %.0f ns before tracetax enabled "
+			    "audit, %.0f ns with -a never,task", residue_before, residue_never);
+	set = p->saved;
+	set.rate_limit = 0;
+	set.backlog_limit = AUDIT_BACKLOG;
+	set.enabled = 1;
+	if (p->mode == AM_RULE || p->mode == AM_RULES) {
+		if ((rc = start_auditd(t, p)))
+			return rc;
+	}
+	enabled_by_us = 1;
+	if (audit_nl_set_state(p->fd, &set, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	/* N rules, none matching: on acct, told apart by their first argument */
+	for (int i = 0; p->mode == AM_NOMATCH && i < atoi(t->variant ? t->variant : "1"); i++) {
+		char a0[32];
+
+		snprintf(a0, sizeof(a0), "a0=%d", i);
+		if (audit_rule_one(p->fd, 1, SYS_acct, a0, p->key, t->err, sizeof(t->err)))
+			return TT_FAIL;
+	}
+	if (p->mode == AM_RULES) {
+		if (audit_rules_add(p->fd, &p->rs, t->err, sizeof(t->err)))
+			return TT_FAIL;
+		if (p->rs.refused)
+			tracer_note(t, "%d rule(s) of '%s' left out: a path not on this box (line %d "
+				    "first), as auditctl -i leaves them", p->rs.refused, t->audit_rules,
+				    p->rs.first_refused);
+		if (p->rs.dropped)
+			tracer_note(t, "%d control line(s) of '%s' left out (-D, -b, -e...): tracetax "
+				    "sets the state while it measures", p->rs.dropped, t->audit_rules);
+	}
+	return TT_OK;
+}
+
+static int audit_prefork(struct tracer *t)
+{
+	struct audit_priv *p = t->priv;
+
+	if (p->task_never && audit_rule_one(p->fd, 0, -1, NULL, p->key, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	p->task_never = 0;
+	return TT_OK;
+}
+
+static int audit_start(struct tracer *t, pid_t pid)
+{
+	struct audit_priv *p = t->priv;
+	struct stat sb;
+
+	p->load_pid = pid;
+	if (p->mode == AM_RULE) {
+		if (!t->target)
+			return tracer_skip(t, "audit:rule needs a syscall to hook");
+		snprintf(p->pid_field, sizeof(p->pid_field), "pid=%d", (int)pid);
+		if (audit_rule_one(p->fd, 1, t->target->nr, p->pid_field, p->key, t->err,
+				   sizeof(t->err)))
+			return TT_FAIL;
+		p->rule_on = 1;
+	}
+	p->log_off = p->auditd && !stat(p->log, &sb) ? sb.st_size : 0;
+	p->auditd_cpu0 = p->auditd ? audit_task_cpu_ns(p->auditd) : 0;
+	if (audit_nl_status(p->fd, &p->st0, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	return TT_OK;
+}
+
+/*
+ * Counts the load's SYSCALL records with our key in the log from @p->log_off
+ * on, once the line of our marker @seq is there: every record made before
+ * the marker was sent is then written. -1 and t->err after AUDIT_DRAIN_MS.
+ */
+static int64_t count_records(struct tracer *t, struct audit_priv *p)
+{
+	char marker[64], pidw[32], keyw[48], line[16384];
+	uint64_t until = now_ns() + (uint64_t)AUDIT_DRAIN_MS * 1000000;
+
+	snprintf(marker, sizeof(marker), "tracetax-mark=%s-%u", p->key, p->seq);
+	snprintf(pidw, sizeof(pidw), " pid=%d ", (int)p->load_pid);
+	snprintf(keyw, sizeof(keyw), "key=\"%s\"", p->key);
+	for (;;) {
+		FILE *f = fopen(p->log, "r");
+		int64_t n = 0;
+		int seen = 0;
+
+		if (f && fseeko(f, p->log_off, SEEK_SET) == 0)
+			while (fgets(line, sizeof(line), f)) {
+				if (strstr(line, marker)) {
+					seen = 1;
+					break;
+				}
+				if (!strncmp(line, "type=SYSCALL ", 13) && strstr(line, pidw) &&
+				    strstr(line, keyw))
+					n++;
+			}
+		if (f)
+			fclose(f);
+		if (seen)
+			return n;
+		if (now_ns() > until || signals_interrupted()) {
+			tracer_error(t, "the run's audit records did not reach auditd's log in %d s",
+				     AUDIT_DRAIN_MS / 1000);
+			return -1;
+		}
+		usleep(20000);
+	}
+}
+
+static int audit_stop(struct tracer *t, struct tt_hits *out)
+{
+	struct audit_priv *p = t->priv;
+	struct audit_state st;
+	int ret = TT_OK;
+
+	out->hits = -1;
+	out->lost = 0;
+	if (p->rule_on && audit_rule_one(p->fd, 0, t->target->nr, p->pid_field, p->key, t->err,
+					 sizeof(t->err)))
+		ret = TT_FAIL;
+	p->rule_on = 0;
+	if (!p->task_never && audit_rule_one(p->fd, 1, -1, NULL, p->key, t->err, sizeof(t->err)))
+		ret = TT_FAIL;
+	else
+		p->task_never = 1;
+	if (p->auditd) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "tracetax-mark=%s-%u", p->key, ++p->seq);
+		if (audit_nl_mark(p->fd, msg, t->err, sizeof(t->err)))
+			return TT_FAIL;
+		out->hits = count_records(t, p);
+		if (out->hits < 0)
+			return TT_FAIL;
+		out->consumer_ns = (double)(audit_task_cpu_ns(p->auditd) - p->auditd_cpu0);
+	}
+	if (audit_nl_status(p->fd, &st, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	out->lost = (int64_t)(st.lost - p->st0.lost);
+	if (st.backlog_wait_time_actual != p->st0.backlog_wait_time_actual)
+		tracer_note(t, "the workload waited on a full audit backlog (backlog_wait_time_actual "
+			    "+%u)", st.backlog_wait_time_actual - p->st0.backlog_wait_time_actual);
+	return ret;
+}
+
+static void audit_teardown(struct tracer *t)
+{
+	struct audit_priv *p = t->priv;
+	char err[256];
+
+	if (!p)
+		return;
+	if (p->saved_ok) {
+		if (audit_state_restore(p->fd, &p->saved, p->key, p->auditd, err, sizeof(err)))
+			error("%s: the box's audit state is not fully restored (run 'tracetax "
+			      "cleanup')", err);
+		else
+			audit_state_forget();
+	}
+	if (p->dir[0])
+		workdir_remove(p->dir);
+	audit_nl_close(p->fd);
+	audit_rules_free(&p->rs);
+	free(p);
+	t->priv = NULL;
+}
+
+static const struct audit_family fam_enabled = { AM_ENABLED }, fam_nomatch = { AM_NOMATCH },
+	fam_rule = { AM_RULE }, fam_rules = { AM_RULES };
+
+static const char audit_caveat[] =
+	"run only when named (-t 'audit:*'). Once audit has been on, every process started "
+	"afterwards takes the syscall audit slow path until reboot, also after tracetax has put "
+	"audit back (its cells' notes give a fresh getpid before and after); load "
+	"'auditctl -a never,task' first to spare the box, or reboot after.";
+
+#define AUDIT_OPS(nm, fam, hk, vars, sum) { \
+	.name = nm, .hooks = hk, .summary = sum, .flags = TT_F_OPTIN, .data = &fam, \
+	.variants = vars, \
+	.caveat = audit_caveat, \
+	.supported = audit_supported, .setup = audit_setup, .prefork = audit_prefork, \
+	.start = audit_start, .stop = audit_stop, .teardown = audit_teardown }
+
+const struct tracer_ops tracer_audit_enabled = AUDIT_OPS("audit:enabled", fam_enabled,
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, NULL,
+	"the kernel's audit on, no rule: the syscall slow path");
+const struct tracer_ops tracer_audit_nomatch = AUDIT_OPS("audit:nomatch", fam_nomatch,
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, nomatch_variants,
+	"audit with N exit rules (/1 /10 /25 /50 /100) on a syscall the workload never makes "
+	"(acct): the walk");
+const struct tracer_ops tracer_audit_rule = AUDIT_OPS("audit:rule", fam_rule, TT_HOOK_SYSCALL,
+	flush_variants, "audit with an exit rule on the workload's syscall, records consumed by an "
+	"auditd of ours, flushing /async (INCREMENTAL_ASYNC), /incremental, /data, /sync, /none");
+const struct tracer_ops tracer_audit_rules = AUDIT_OPS("audit:rules", fam_rules,
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, NULL, "audit with the rules of --audit-rules FILE, "
+	"records consumed by an auditd of ours");

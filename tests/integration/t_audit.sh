@@ -1,0 +1,197 @@
+# The audit: tracers on the real kernel audit. The box's audit state (what
+# `auditctl -s` sets, and `auditctl -l`) is the same after every path: a
+# normal end, SIGINT, SIGTERM, a failed cell, a bad rule file, and SIGKILL
+# followed by `tracetax cleanup`. audit:rule's hits are its auditd's records,
+# exactly the events. Rule files load as auditctl loads them. The audit
+# cells are never in the default plan, '*' or all.
+#
+# Runs last (tests/run.sh): once audit has been on, every process forked
+# afterwards keeps the syscall audit slow path until reboot.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v auditctl >/dev/null && command -v auditd >/dev/null ||
+	skip "needs auditd (Debian: auditd)"
+status=$(auditctl -s) || skip "auditctl -s fails here: $status"
+pid=$(echo "$status" | sed -n 's/^pid //p')
+# The box's own audit is never touched: its auditd is not stopped for a test.
+[ "${pid:-0}" = 0 ] || skip "an auditd (pid $pid) is registered: the audit cells skip by design, and this test leaves the box's auditd alone"
+echo "$status" | grep -qx 'enabled 2' && skip "audit is immutable (-e 2) until reboot"
+[ "$(auditctl -l)" = "No rules" ] || skip "the box has audit rules loaded: the audit cells skip by design"
+
+# The state: all but the counters (lost, backlog, backlog_wait_time_actual).
+state() {
+	auditctl -s | grep -E '^(enabled|failure|pid|rate_limit|backlog_limit|backlog_wait_time|loginuid_immutable) '
+	auditctl -l
+}
+BEFORE=$(state)
+RULES=/usr/share/doc/auditd/examples/rules
+STIG=$RULES/30-stig.rules
+[ -r "$STIG" ] || skip "no '$STIG' (Debian's auditd ships it)"
+
+# A run that went through: 0, or 3 when another engineer's tracing disturbed it.
+ran() { [ "$1" = 0 ] || [ "$1" = 3 ]; }
+
+same_state() {  # same_state WHAT: the state is BEFORE's, no auditd or state file of ours left
+	local now
+	now=$(state)
+	[ "$now" = "$BEFORE" ] || fail "$1: audit state changed:$(diff <(echo "$BEFORE") <(echo "$now"))"
+	pgrep -a -x auditd | grep -q 'tt-tool-' && fail "$1: auditd left: $(pgrep -a -x auditd)"
+	ls /run/tracetax-audit-*.state 2>/dev/null | while read -r f; do
+		p=${f#/run/tracetax-audit-}; p=${p%.state}
+		kill -0 "$p" 2>/dev/null || fail "$1: saved state left: $f"
+	done || exit 1
+	# assert_clean's other checks are tracefs' and BPF's, which audit cells do not
+	# touch (and which other tracetax runs on a shared machine race with)
+	left=$(tool_dead $(ls "${TMPDIR:-/tmp}" | grep '^tt-tool-'))
+	[ -z "$left" ] || fail "$1: tool directory left: $left"
+	for p in $(pgrep -x tracetax; pgrep -x tracetax-load); do
+		case $(readlink /proc/"$p"/exe) in "$(readlink -f "$B")"/*)
+			fail "$1: process left: $(ps -o pid,args -p "$p" | tail -1)" ;;
+		esac
+	done
+	echo "$1: audit state as before"
+}
+
+# Never in the default plan, '*', 'all' or @mechanisms; 'audit:*' names them.
+for t in '' '*' 'all' '@mechanisms' '@tools'; do
+	if [ -z "$t" ]; then "$TT" run --dry-run; else "$TT" run --dry-run -t "$t"; fi >"$TMP/plan" 2>&1 ||
+		fail "run --dry-run -t '$t': $(cat "$TMP/plan")"
+	grep -q 'audit:' "$TMP/plan" && fail "an audit cell in the plan of 'run -t $t'"
+done
+"$TT" run --dry-run -t 'audit:*' --audit-rules "$STIG" >"$TMP/plan" 2>&1 || fail "$(cat "$TMP/plan")"
+[ "$(grep -o 'audit:[a-z]*' "$TMP/plan" | sort -u | tr '\n' ' ')" = "audit:enabled audit:nomatch audit:rule audit:rules " ] ||
+	fail "'audit:*' does not plan the four: $(cat "$TMP/plan")"
+"$TT" list >"$TMP/list" 2>&1 || fail "list: $(cat "$TMP/list")"
+grep -q "^audit:\* .*never,task" "$TMP/list" || fail "list does not say what audit leaves: $(tail -5 "$TMP/list")"
+
+# Bad rule files: one line, exit 2, nothing loaded.
+printf -- '-a always,exit -F arch=b64 -S nosuchcall -k x\n' >"$TMP/unknown.rules"
+printf -- '-a always,exit -F arch=b64 -S getpid -F nosuchfield=1\n' >"$TMP/field.rules"
+printf -- 'this is not a rule\n' >"$TMP/garbage.rules"
+printf -- '-a always,exit -F arch=b64 -S getpid -k ok\n-a sometimes,exit -S getpid\n' >"$TMP/action.rules"
+printf -- '-D\n-e 2\n' >"$TMP/norule.rules"
+for f in "$TMP/nosuchfile.rules" "$TMP/unknown.rules" "$TMP/field.rules" "$TMP/garbage.rules" \
+	 "$TMP/action.rules" "$TMP/norule.rules"; do
+	"$TT" run -t audit:rules --audit-rules "$f" >"$TMP/out" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || fail "bad rule file $f: exit $rc, want 2: $(cat "$TMP/out")"
+	[ "$(wc -l <"$TMP/out")" = 1 ] || fail "bad rule file $f: not one line: $(cat "$TMP/out")"
+	grep -q "^tracetax: .*'$f'" "$TMP/out" || fail "bad rule file $f: the file is not named: $(cat "$TMP/out")"
+done
+chmod 000 "$TMP/unknown.rules"
+same_state "bad rule files"
+
+# The rule files load as auditctl loads them, line by line (what one line
+# refuses, such as a -F dir= that is not on this box, the other leaves out
+# too): the same `auditctl -l`, with tracetax's key in place of theirs.
+for f in "$STIG" "$RULES/30-ospp-v42.rules" "$RULES/30-pci-dss-v31.rules"; do
+	[ -r "$f" ] || continue
+	# auditctl's, one line at a time, each with our key
+	sed -E 's/ -k [^ ]+//; s/ -F key=[^ ]+//' "$f" | grep -E '^\s*-[aAw] ' |
+		sed -E 's/$/ -k tracetax-cmp/' >"$TMP/ctl.rules"
+	while read -r line; do
+		# shellcheck disable=SC2086
+		auditctl $line >/dev/null 2>&1
+	done <"$TMP/ctl.rules"
+	auditctl -l | sed 's/tracetax-cmp/KEY/' >"$TMP/ctl.list"
+	auditctl -D >/dev/null
+	# tracetax's, listed while its cell runs (its rules stay loaded through a visit)
+	"$TT" run -q --no-store -t audit:rules --audit-rules "$f" -n 20000 --reps 8 --rounds 1 \
+		>"$TMP/out" 2>&1 &
+	tt=$!
+	n=0
+	for _ in $(seq 600); do
+		m=$(auditctl -l | grep -c "tracetax-$tt")
+		[ "$m" -gt 1 ] && [ "$m" = "$n" ] && break
+		n=$m
+		sleep 0.2
+	done
+	auditctl -l | grep -v 'never,task' | sed "s/tracetax-$tt/KEY/" >"$TMP/tt.list"
+	wait "$tt"
+	ran $? || fail "audit:rules with '$f': $(cat "$TMP/out")"
+	diff "$TMP/ctl.list" "$TMP/tt.list" >"$TMP/diff" ||
+		fail "'$f' loads differently from auditctl's: $(cat "$TMP/diff")"
+	echo "$(basename "$f"): $(wc -l <"$TMP/tt.list") rules, as auditctl loads them"
+done
+same_state "rule files compared with auditctl"
+
+# A normal run: audit:rule's hits are the events, from its auditd's log.
+"$TT" run -q -w getpid,stat -t none,audit:enabled,audit:nomatch,audit:rule,audit:rule/sync -n 5000 --reps 2 \
+	--json "$TMP/r.json" >"$TMP/out" 2>&1
+ran $? || fail "run: $(cat "$TMP/out")"
+python3 - "$TMP/r.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad, rule = [], 0
+for c in d["cells"]:
+    name = "%s %s" % (c["tracer"], c["workload"])
+    if c["status"] != "ok":
+        bad.append("%s: %s: %s" % (name, c["status"], c["reason"]))
+        continue
+    for i, r in enumerate(c["runs"]):
+        if c["tracer"].startswith("audit:rule/"):
+            rule += 1
+            if r["hits"] != r["events"]:
+                bad.append("%s run %d: hits %s != events %s" % (name, i, r["hits"], r["events"]))
+            if not r["consumer_ns"] > 0:
+                bad.append("%s run %d: no auditd CPU time (consumer_ns %s)" % (name, i, r["consumer_ns"]))
+        elif c["tracer"].startswith("audit:") and r["hits"] is not None:
+            bad.append("%s claims %s hits, but records nothing" % (name, r["hits"]))
+    if c["tracer"].startswith("audit:") and "residue" not in (c.get("note") or ""):
+        bad.append("%s: no residue in the note: %r" % (name, c.get("note")))
+if rule == 0:
+    bad.append("no audit:rule run")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+same_state "normal end"
+"$TT" run -q -w stat -t audit:rules --audit-rules "$STIG" -n 3000 --reps 2 --no-store >"$TMP/out" 2>&1
+ran $? || fail "audit:rules: $(cat "$TMP/out")"
+same_state "audit:rules with the STIG rules"
+
+# A failed cell, at each op: the next cell still runs, the state comes back.
+for op in setup prefork start stop; do
+	TRACETAX_FAULT="audit:rule/async@$op" "$TT" run -q -w getpid -t audit:rule,audit:nomatch -n 3000 \
+		--reps 2 --no-store --json "$TMP/f.json" >"$TMP/out" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] || fail "audit:rule@$op: exit $rc, want 1: $(cat "$TMP/out")"
+	[ "$(json_get "$TMP/f.json" '[c["status"] for c in d["cells"] if c["tracer"] == "audit:rule/async"][0]')" = failed ] ||
+		fail "audit:rule@$op: the cell did not fail"
+	same_state "a failed cell (audit:rule@$op)"
+done
+
+# SIGINT and SIGTERM in the middle of audit cells.
+for delay in 1.5 4; do
+	for sig in INT TERM; do
+		"$TT" run -q -w getpid -t audit:rule,audit:rules,audit:nomatch --audit-rules "$STIG" \
+			--reps 8 --run-ms 100 --no-store >"$TMP/out" 2>&1 &
+		tt=$!
+		# from the first audit cell on: its state file says it changed something
+		for _ in $(seq 600); do [ -e "/run/tracetax-audit-$tt.state" ] && break; sleep 0.1; done
+		sleep "$delay"
+		kill -s "$sig" "$tt"
+		for _ in $(seq 300); do kill -0 "$tt" 2>/dev/null || break; sleep 0.1; done
+		kill -0 "$tt" 2>/dev/null && { kill -9 "$tt"; fail "tracetax still running 30 s after SIG$sig"; }
+		wait "$tt"
+		rc=$?
+		want=$([ "$sig" = INT ] && echo 130 || echo 143)
+		[ "$rc" = "$want" ] || fail "exit $rc after SIG$sig, want $want: $(cat "$TMP/out")"
+		same_state "SIG$sig after ${delay}s"
+	done
+done
+
+# SIGKILL in the middle of a cell: the box stays changed until `tracetax cleanup`.
+"$TT" run -q -w getpid -t audit:rule,audit:rules --audit-rules "$STIG" --reps 8 --run-ms 100 \
+	--no-store >"$TMP/out" 2>&1 &
+tt=$!
+for _ in $(seq 600); do [ -n "$(auditctl -l | grep "tracetax-$tt")" ] && break; sleep 0.1; done
+sleep 1
+kill -9 "$tt"
+wait "$tt" 2>/dev/null
+[ "$(state)" = "$BEFORE" ] && fail "SIGKILL: nothing to clean up: the kill came outside a cell"
+[ -e "/run/tracetax-audit-$tt.state" ] || fail "SIGKILL: no saved state for cleanup to find"
+"$TT" cleanup >"$TMP/out" 2>&1 || fail "cleanup: $(cat "$TMP/out")"
+grep -q 'removed [1-9]' "$TMP/out" || fail "cleanup removed nothing: $(cat "$TMP/out")"
+same_state "SIGKILL, then tracetax cleanup"
+exit 0
