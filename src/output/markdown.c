@@ -23,6 +23,8 @@ static void cell_text(FILE *f, const char *s)
 static void header(FILE *f, const struct results *r)
 {
 	const struct environment *e = &r->env;
+	char reps[32];
+	int rounds;
 
 	fputs("**tracetax ", f);
 	cell_text(f, e->tracetax_version);
@@ -34,7 +36,8 @@ static void header(FILE *f, const struct results *r)
 	cell_text(f, e->clocksource);
 	fputs(", virt ", f);
 	cell_text(f, e->virtualization);
-	fprintf(f, ", %d reps, started %s\n\n", r->opts.reps, e->started);
+	fprintf(f, ", %s reps, started %s\n\n", results_reps_ran(r, reps, sizeof(reps), &rounds),
+		e->started);
 	fputs("| tracer | workload | threads | base ns | traced ns | +ns/event [95% CI] | slowdown "
 	      "| hits/events | lost | note |\n"
 	      "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n", f);

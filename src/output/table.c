@@ -240,12 +240,14 @@ static void print_noise(FILE *out, const struct results *r, const struct style *
 static void print_header(FILE *out, const struct results *r, const struct style *st)
 {
 	const struct environment *e = &r->env;
+	char reps[32];
+	int rounds;
 
+	results_reps_ran(r, reps, sizeof(reps), &rounds);
 	fprintf(out, "%stracetax %s%s: kernel %s %s, %d x %s\n", st->bold, e->tracetax_version,
 		st->reset, e->kernel, e->arch, e->cpus, e->cpu_model);
-	fprintf(out, "clocksource %s, virt %s, governor %s, %d reps in %d round%s, seed %llu%s%s\n",
-		e->clocksource, e->virtualization, e->governor, r->opts.reps,
-		r->opts.rounds > 1 ? r->opts.rounds : 1, r->opts.rounds > 1 ? "s" : "",
+	fprintf(out, "clocksource %s, virt %s, governor %s, %s reps in %d round%s, seed %llu%s%s\n",
+		e->clocksource, e->virtualization, e->governor, reps, rounds, rounds > 1 ? "s" : "",
 		(unsigned long long)r->opts.seed, r->opts.target[0] ? ", target " : "",
 		r->opts.target);
 	if (e->vm[0])

@@ -138,7 +138,8 @@ static void unmeasured(FILE *f, const struct results *r)
 static void run_section(FILE *f, const struct doc *d, int n)
 {
 	const struct results *r = &d->r;
-	int ok = 0;
+	char reps[32];
+	int ok = 0, rounds;
 
 	for (int i = 0; i < r->ncells; i++)
 		ok += r->cells[i].status == CELL_OK;
@@ -149,8 +150,8 @@ static void run_section(FILE *f, const struct doc *d, int n)
 		fputs(", ", f);
 		html_text(f, r->env.started);
 	}
-	fprintf(f, "</h2>\n<p>%d cell%s measured, %d reps each, 95%% intervals as whiskers, log scale.</p>\n",
-		ok, ok == 1 ? "" : "s", r->opts.reps);
+	fprintf(f, "</h2>\n<p>%d cell%s measured, %s reps each, 95%% intervals as whiskers, log scale.</p>\n",
+		ok, ok == 1 ? "" : "s", results_reps_ran(r, reps, sizeof(reps), &rounds));
 	floors(f, r);
 	if (ok) {
 		legend(f, r);

@@ -368,6 +368,29 @@ void results_overhead_ci(const struct cell *c, double ci[2], double *mean, int *
 	free(d);
 }
 
+const char *results_reps_ran(const struct results *r, char *buf, size_t len, int *rounds)
+{
+	int lo = 0, hi = 0, most = 0;
+
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+
+		if (c->nreps < 1)
+			continue;
+		lo = lo && lo < c->nreps ? lo : c->nreps;
+		hi = hi > c->nreps ? hi : c->nreps;
+		most = most > c->rounds ? most : c->rounds;
+	}
+	if (!hi)
+		lo = hi = r->opts.reps;
+	*rounds = most ? most : r->opts.rounds > 1 ? r->opts.rounds : 1;
+	if (lo == hi)
+		snprintf(buf, len, "%d", hi);
+	else
+		snprintf(buf, len, "%d-%d", lo, hi);
+	return buf;
+}
+
 double results_reached_pct(const struct cell *c)
 {
 	size_t n = c->nreps > 0 ? (size_t)c->nreps : 0;

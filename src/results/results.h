@@ -387,6 +387,13 @@ void results_finish_cell(struct cell *c, uint64_t seed);
  * fewer than two reps. What --precision compares with its target.
  */
 double results_reached_pct(const struct cell *c);
+/*
+ * The reps the cells ran, for people: "16", or "12-16" when cells differ;
+ * and in @rounds the most rounds one ran in. Not --reps: --placement rotate
+ * runs a pair on every CPU in every round, --precision adds rounds. The
+ * plan's when no cell ran a rep.
+ */
+const char *results_reps_ran(const struct results *r, char *buf, size_t len, int *rounds);
 /* Once every cell is finished: noise floors, and the cells under them. */
 void results_finish(struct results *r);
 void results_release(struct results *r);

@@ -235,6 +235,33 @@ static void test_table(void **state)
 	free(t);
 }
 
+/*
+ * The header gives the reps the cells ran, not --reps: --placement rotate
+ * runs a pair on every CPU in every round (2 asked, 4 run on 2 CPUs), and
+ * cells that ran different counts (here 3 and 1) show both ends.
+ */
+static void test_table_reps_ran(void **state)
+{
+	struct run_options saved = res.opts;
+	char *t, *md = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	res.opts.reps = 2;
+	res.opts.rounds = 1;
+	t = table(false);
+	assert_non_null(strstr(t, ", 1-3 reps in 1 round, seed 42"));
+	free(t);
+	f = open_memstream(&md, &len);
+	assert_non_null(f);
+	assert_int_equal(output_markdown(&res, f), 0);
+	fclose(f);
+	assert_non_null(strstr(md, ", 1-3 reps, started "));
+	free(md);
+	res.opts = saved;
+}
+
 static void test_json_file(void **state)
 {
 	char dir[] = "/tmp/tt-test-XXXXXX", path[64], tmp[80], cmd[256];
@@ -416,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_json_ok_cell),
 		cmocka_unit_test(test_json_unknowns_are_null),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_reps_ran),
 		cmocka_unit_test(test_json_file),
 		cmocka_unit_test(test_prometheus),
 	};
