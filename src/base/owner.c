@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/owner.h"
 #include "base/util.h"
@@ -66,4 +68,19 @@ bool owner_gone(pid_t pid, char *why, size_t len)
 	}
 	snprintf(why, len, "its process %d still exists (%s, state %c)", (int)pid, comm, state);
 	return false;
+}
+
+bool owner_dir_ours(const char *path, char *why, size_t len)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return snprintf(why, len, "%s", strerror(errno)), false;
+	if (S_ISLNK(st.st_mode))
+		return snprintf(why, len, "a symbolic link, not a directory of ours"), false;
+	if (!S_ISDIR(st.st_mode))
+		return snprintf(why, len, "not a directory"), false;
+	if (st.st_uid != geteuid())
+		return snprintf(why, len, "owned by uid %u, not by us", (unsigned)st.st_uid), false;
+	return true;
 }

@@ -22,6 +22,14 @@
  */
 bool owner_gone(pid_t pid, char *why, size_t len);
 
+/*
+ * Whether @path is a directory of ours: a directory, not a symbolic link,
+ * owned by our effective uid; else false and @why ("owned by uid 65534, not
+ * by us"). /tmp is everybody's and a leftover's name anybody's: removing
+ * what only carries our name would follow what another user swapped in.
+ */
+bool owner_dir_ours(const char *path, char *why, size_t len);
+
 /* What a cleanup kept, and why: @what is "tracefs instance 'tracetax-123'". */
 typedef void (*owner_kept_fn)(const char *what, const char *why);
 

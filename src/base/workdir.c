@@ -105,7 +105,8 @@ void workdir_remove(const char *dir)
 }
 
 /* Directories named WORKDIR_PREFIX<pid>-... of a tracetax that is gone. */
-int workdir_cleanup_stale(int *removed, void (*each)(const char *path), owner_kept_fn kept)
+int workdir_cleanup_stale(int *removed, void (*each)(const char *path), owner_kept_fn kept,
+			  owner_kept_fn foreign)
 {
 	DIR *d = opendir(tmp_dir());
 	struct dirent *e;
@@ -123,11 +124,16 @@ int workdir_cleanup_stale(int *removed, void (*each)(const char *path), owner_ke
 		if (pid <= 0 || pid > INT32_MAX || *end != '-')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmp_dir(), e->d_name);
+		snprintf(what, sizeof(what), "directory '%s'", path);
 		if (!owner_gone((pid_t)pid, why, sizeof(why))) {
-			if (kept) {
-				snprintf(what, sizeof(what), "directory '%s'", path);
+			if (kept)
 				kept(what, why);
-			}
+			continue;
+		}
+		/* another user's, or a link: neither @each nor nftw go into it */
+		if (!owner_dir_ours(path, why, sizeof(why))) {
+			if (foreign)
+				foreign(what, why);
 			continue;
 		}
 		if (each)

@@ -17,10 +17,13 @@ int workdir_empty(const char *dir);
 /* @dir and everything in it ("" : nothing); a failure is warned about. */
 void workdir_remove(const char *dir);
 /*
- * The directories of a tracetax that is gone (owner_gone()), removed;
- * @each (may be NULL) sees each first, for what its files list outside it.
- * @removed counts them; @kept (may be NULL) hears of each one kept, and why.
+ * The directories of a tracetax that is gone (owner_gone()), removed: ours
+ * only (owner_dir_ours), as $TMPDIR is everybody's. @each (may be NULL)
+ * sees each first, for what its files list outside it. @removed counts
+ * them; @kept (may be NULL) hears of each one kept because its tracetax
+ * runs, @foreign (may be NULL) of each one not ours, and why.
  */
-int workdir_cleanup_stale(int *removed, void (*each)(const char *path), owner_kept_fn kept);
+int workdir_cleanup_stale(int *removed, void (*each)(const char *path), owner_kept_fn kept,
+			  owner_kept_fn foreign);
 
 #endif

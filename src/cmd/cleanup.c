@@ -34,15 +34,15 @@ int cmd_cleanup(int argc, char **argv)
 			     "directories left by a tracetax that was killed (SIGKILL): those whose\n"
 			     "process is gone, or is a zombie its parent has not reaped yet, and puts\n"
 			     "back the audit state its audit cells changed (/run/tracetax-audit-PID.state).\n"
-			     "Those of a process that still runs stay, and so do VM directories not\n"
-			     "ours (a link, another user's), each named with the reason.");
+			     "Those of a process that still runs stay, and so do tool and VM\n"
+			     "directories not ours (a link, another user's), each named with the reason.");
 			return 0;
 		}
 		die_usage("unexpected argument '%s' (see 'tracetax cleanup --help')", argv[1]);
 	}
 	int tools = 0, rc = tracefs_cleanup_stale(&removed, say_kept);
 
-	if (tracers_cleanup_stale(&tools, say_kept))
+	if (tracers_cleanup_stale(&tools, say_kept, say_foreign))
 		rc = -1;
 	/* a killed run --kernel: its VM died with it (PR_SET_PDEATHSIG), its directory stays */
 	if (vm_cleanup_stale(&tools, say_kept, say_foreign))

@@ -304,7 +304,7 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 	if (removed)
 		warning("removed %d tracefs instance(s) left by a killed tracetax", removed);
 	removed = 0;
-	tracers_cleanup_stale(&removed, NULL);
+	tracers_cleanup_stale(&removed, NULL, NULL);
 	if (removed)
 		warning("removed %d tool directory(ies) left by a killed tracetax", removed);
 	/* --cpus: every process a cell starts inherits the set (base/cpus.h) */

@@ -240,9 +240,10 @@ void tracer_place_self(const struct tracer *t);
  * What the tracers of a tracetax killed by SIGKILL left behind that is not
  * a tracefs instance (the tools' working directories, LTTng's daemon
  * files): removed when their owner is gone. @removed counts them; @kept
- * (may be NULL) hears of each one kept, and why.
+ * (may be NULL) hears of each one kept, and why; @foreign (may be NULL) of
+ * each working directory not ours (workdir_cleanup_stale).
  */
-int tracers_cleanup_stale(int *removed, owner_kept_fn kept);
+int tracers_cleanup_stale(int *removed, owner_kept_fn kept, owner_kept_fn foreign);
 
 /*
  * Loading BPF outside a tracer (measure/pair.c, measure/syscheck.c): the

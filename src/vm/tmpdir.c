@@ -49,22 +49,6 @@ void tmpdir_remove(const char *tmp)
 		warning("cannot remove '%s': %s", tmp, strerror(errno));
 }
 
-/* Whether /tmp/@name is a directory of ours, else why not. */
-static int ours(const char *path, char *why, size_t len)
-{
-	struct stat st;
-
-	if (lstat(path, &st))
-		return snprintf(why, len, "%s", strerror(errno)), 0;
-	if (S_ISLNK(st.st_mode))
-		return snprintf(why, len, "a symbolic link, not a directory of ours"), 0;
-	if (!S_ISDIR(st.st_mode))
-		return snprintf(why, len, "not a directory"), 0;
-	if (st.st_uid != geteuid())
-		return snprintf(why, len, "owned by uid %u, not by us", (unsigned)st.st_uid), 0;
-	return 1;
-}
-
 int vm_cleanup_stale(int *removed, owner_kept_fn kept, owner_kept_fn foreign)
 {
 	DIR *d = opendir("/tmp");
@@ -91,7 +75,7 @@ int vm_cleanup_stale(int *removed, owner_kept_fn kept, owner_kept_fn foreign)
 			continue;
 		}
 		/* and so does anybody else's: nftw would follow what they swap in */
-		if (!ours(path, why, sizeof(why))) {
+		if (!owner_dir_ours(path, why, sizeof(why))) {
 			if (foreign)
 				foreign(what, why);
 			continue;

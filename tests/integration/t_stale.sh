@@ -9,6 +9,26 @@ mkdir "$T/instances/tracetax-$dead" || fail "cannot make a fake leftover instanc
 "$TT" cleanup >"$TMP/out" 2>&1 || fail "cleanup failed: $(cat "$TMP/out")"
 [ -d "$T/instances/tracetax-$dead" ] && { rmdir "$T/instances/tracetax-$dead"; fail "cleanup left the stale instance"; }
 grep -q 'removed 1' "$TMP/out" || fail "cleanup did not say what it removed: $(cat "$TMP/out")"
+# a dead tracetax's tool directory goes, and nobody else's: not another
+# user's, not a link (cleanup followed neither owner nor type)
+mkdir -m 700 "$TMP/tmpdir" "$TMP/victim"
+touch "$TMP/victim/precious"
+mkdir -m 700 "$TMP/tmpdir/tt-tool-$dead-ours" "$TMP/tmpdir/tt-tool-$dead-theirs"
+touch "$TMP/tmpdir/tt-tool-$dead-theirs/file"
+chown -R nobody "$TMP/tmpdir/tt-tool-$dead-theirs"
+ln -s "$TMP/victim" "$TMP/tmpdir/tt-tool-$dead-link"
+TMPDIR="$TMP/tmpdir" "$TT" cleanup >"$TMP/out" 2>&1 || fail "cleanup failed: $(cat "$TMP/out")"
+left=$(cd "$TMP/tmpdir" && echo *)
+[ "$left" = "tt-tool-$dead-link tt-tool-$dead-theirs" ] ||
+	fail "cleanup: left '$left', not the link and the directory of another user"
+[ -f "$TMP/victim/precious" ] && [ -f "$TMP/tmpdir/tt-tool-$dead-theirs/file" ] ||
+	fail "cleanup removed another user's files"
+grep -q "^kept directory '$TMP/tmpdir/tt-tool-$dead-theirs': owned by uid $(id -u nobody), not by us\$" "$TMP/out" ||
+	fail "cleanup did not say why it kept another user's directory: $(cat "$TMP/out")"
+grep -q "^kept directory '$TMP/tmpdir/tt-tool-$dead-link': a symbolic link, not a directory of ours\$" "$TMP/out" ||
+	fail "cleanup did not say why it kept a link: $(cat "$TMP/out")"
+grep -q ", kept 2 not ours\$" "$TMP/out" || fail "cleanup's summary does not count them: $(cat "$TMP/out")"
+rm -rf "$TMP/tmpdir"
 # the next run removes one too
 mkdir "$T/instances/tracetax-$dead"
 "$TT" run -q -t none -n 1000 --reps 1 >"$TMP/out" 2>&1 || fail "run failed: $(cat "$TMP/out")"
