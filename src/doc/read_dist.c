@@ -81,9 +81,31 @@ static int read_stats_cost(struct rd *x, json_t *d, struct stats_cost *k)
 	DONE(at, ret);
 }
 
+/* Absent where no audit cell ran, and in documents from before it. */
+static int read_audit_residue(struct rd *x, json_t *d, struct audit_residue *a)
+{
+	json_t *o = json_object_get(d, "audit_residue");
+	size_t at;
+	int ret;
+
+	*a = (struct audit_residue){ .before_ns = NAN, .never_ns = NAN, .after_ns = NAN };
+	if (!o)
+		return 0;
+	if (!json_is_object(o))
+		return rd_fail(x, "audit_residue: want an object, not %s", rd_type(o));
+	at = rd_push(x, "audit_residue");
+	ret = rd_bool(x, o, "was_on", &a->was_on) ||
+	      rd_num(x, o, "before_ns", 0, F_NULL, &a->before_ns) ||
+	      rd_num(x, o, "never_task_ns", 0, F_NULL, &a->never_ns) ||
+	      rd_num(x, o, "after_ns", 0, F_NULL, &a->after_ns) ? -1 : 0;
+	a->measured = !ret;
+	DONE(at, ret);
+}
+
 int doc_read_top_dist(struct rd *x, json_t *d, struct results *r)
 {
-	return read_timing(x, d, &r->timing) || read_stats_cost(x, d, &r->stats_cost) ? -1 : 0;
+	return read_timing(x, d, &r->timing) || read_stats_cost(x, d, &r->stats_cost) ||
+	       read_audit_residue(x, d, &r->audit_residue) ? -1 : 0;
 }
 
 static int read_thread(struct rd *x, json_t *o, struct thread_fig *t)

@@ -285,6 +285,12 @@ static json_t *results_json(const struct results *r)
 			  "workload", str(r->stats_cost.workload), "threads", r->stats_cost.threads,
 			  "pairs", r->stats_cost.pairs, "ns_per_event", json_num(r->stats_cost.mean),
 			  "ci95", pair(r->stats_cost.ci95[0], r->stats_cost.ci95[1])));
+	if (r->audit_residue.measured)
+		json_object_set_new(doc, "audit_residue",
+			json_pack("{s:b, s:o, s:o, s:o}", "was_on", r->audit_residue.was_on,
+				  "before_ns", json_num(r->audit_residue.before_ns),
+				  "never_task_ns", json_num(r->audit_residue.never_ns),
+				  "after_ns", json_num(r->audit_residue.after_ns)));
 	if (r->drift.known)
 		json_object_set_new(doc, "repeat_drift",
 			json_pack("{s:o, s:o, s:i, s:i, s:o, s:o}",

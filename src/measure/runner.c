@@ -6,6 +6,7 @@
  * --precision, reps are added until the overhead's CI is narrow enough or
  * the cell's share of --max-time is spent.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,22 @@ static void run_rounds(struct rounds_run *rr)
 	free(order);
 }
 
+/* What the audit cells left behind, after every cell put audit back: once a run. */
+static void audit_residue(struct audit_residue *ar)
+{
+	double b, n, a;
+	bool on;
+
+	*ar = (struct audit_residue){ .before_ns = NAN, .never_ns = NAN, .after_ns = NAN };
+	if (!tracers_audit_residue(&b, &n, &a, &on))
+		return;
+	ar->measured = true;
+	ar->was_on = on;
+	ar->before_ns = b >= 0 ? b : NAN;
+	ar->never_ns = n >= 0 ? n : NAN;
+	ar->after_ns = a >= 0 ? a : NAN;
+}
+
 int runner_run(const struct plan *p, const struct measure_opts *a, const char *load_path,
 	       struct results *r, FILE *progress)
 {
@@ -376,6 +393,7 @@ int runner_run(const struct plan *p, const struct measure_opts *a, const char *l
 		disturbed |= c->disturbed;
 	}
 	free(rr.s);
+	audit_residue(&r->audit_residue);
 	results_finish(r);
 	r->elapsed_s = (double)(now_ns() - t0) / 1e9;
 	signals_doing(NULL);

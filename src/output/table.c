@@ -237,6 +237,22 @@ static void print_noise(FILE *out, const struct results *r, const struct style *
 	}
 }
 
+/* Said once: it is the run's, not a cell's (docs/tracers.md, audit). */
+static void print_audit_residue(FILE *out, const struct audit_residue *a, const struct style *st)
+{
+	char b[24], n[24], f[24];
+
+	if (!a->measured)
+		return;
+	format_ns(b, sizeof(b), a->before_ns);
+	format_ns(n, sizeof(n), a->never_ns);
+	format_ns(f, sizeof(f), a->after_ns);
+	fprintf(out, "%saudit residue%s: a fresh process's getpid %s ns before tracetax first enabled "
+		"audit%s, %s ns with -a never,task, %s ns after it put audit back; every process "
+		"started since pays it until reboot\n", st->yellow, st->reset, b,
+		a->was_on ? " (audit was on already)" : "", n, f);
+}
+
 static void print_header(FILE *out, const struct results *r, const struct style *st)
 {
 	const struct environment *e = &r->env;
@@ -272,6 +288,7 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 		fprintf(out, "bpf stats: %s%s ns/event [%s, %s] while on (%s, %d pairs); in no figure "
 			"below\n", k->mean >= 0 ? "+" : "", m, lo, hi, k->tracer, k->pairs);
 	}
+	print_audit_residue(out, &r->audit_residue, st);
 	fputc('\n', out);
 }
 

@@ -118,6 +118,19 @@ struct stats_cost {
 	double mean, ci95[2];     /* ns per event, on - off, paired */
 };
 
+/*
+ * What audit leaves behind (tracers/audit): once audit has been on, every
+ * task forked afterwards takes the syscall slow path until reboot. A fresh
+ * process's getpid (CPU ns, best of 8 x 20000) before this tracetax first
+ * enabled audit, with its "-a never,task" rule in, and after the run put
+ * audit back. A fact of the run, said once, not a cell's. NaN: not measured.
+ */
+struct audit_residue {
+	bool measured;            /* the run enabled audit */
+	bool was_on;              /* audit was already on when tracetax first enabled it */
+	double before_ns, never_ns, after_ns;
+};
+
 /* The overhead of the reps whose thread 0 ran on one CPU (run --placement rotate). */
 #define CELL_MAX_CPUS 16
 struct cpu_overhead {
@@ -320,6 +333,7 @@ struct results {
 	struct noise_floor *floors;   /* one per (workload, threads) with an A/A cell */
 	int nfloors;
 	struct stats_cost stats_cost; /* the first BPF cell's, measured once */
+	struct audit_residue audit_residue; /* runs with audit cells */
 	double elapsed_s;
 	struct timing timing;
 	const struct claim_row *claims;   /* a plan's claims on this run (claims.h); NULL */
@@ -332,6 +346,7 @@ enum hits_rule {
 	HITS_EVENTS,     /* every event the workload made */
 	HITS_NONE,       /* none: --target names a syscall the workload does not make */
 	HITS_ANY,        /* not checked: a tracepoint --target fires as the kernel's path does */
+	HITS_UPTO,       /* at most the events: a rule set's filters decide (audit:rules) */
 };
 enum hits_rule results_hits_rule(const struct cell *c);
 /* Whether @hits of @events (the cell's, or its latency runs') keep the rule;

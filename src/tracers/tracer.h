@@ -3,6 +3,7 @@
 #ifndef TRACETAX_TRACER_H
 #define TRACETAX_TRACER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -244,6 +245,15 @@ void tracer_place_self(const struct tracer *t);
  * each working directory not ours (workdir_cleanup_stale).
  */
 int tracers_cleanup_stale(int *removed, owner_kept_fn kept, owner_kept_fn foreign);
+
+/*
+ * What this run's audit cells left behind (tracers/audit/audit.c): a fresh
+ * process's getpid in CPU ns before tracetax first enabled audit, with its
+ * "-a never,task" rule in, and now, after the cells put audit back (measured
+ * by this call). False when no audit cell enabled audit. @was_on: audit was
+ * already on before (an earlier enable of this boot already left the residue).
+ */
+bool tracers_audit_residue(double *before_ns, double *never_ns, double *after_ns, bool *was_on);
 
 /*
  * Loading BPF outside a tracer (measure/pair.c, measure/syscheck.c): the

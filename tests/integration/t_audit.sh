@@ -140,8 +140,15 @@ for c in d["cells"]:
                 bad.append("%s run %d: no auditd CPU time (consumer_ns %s)" % (name, i, r["consumer_ns"]))
         elif c["tracer"].startswith("audit:") and r["hits"] is not None:
             bad.append("%s claims %s hits, but records nothing" % (name, r["hits"]))
-    if c["tracer"].startswith("audit:") and "residue" not in (c.get("note") or ""):
-        bad.append("%s: no residue in the note: %r" % (name, c.get("note")))
+    if "residue" in (c.get("note") or ""):
+        bad.append("%s: the run's residue repeated in a cell's note: %r" % (name, c.get("note")))
+res = d.get("audit_residue")
+if not res:
+    bad.append("no audit_residue in the document")
+else:
+    for k in ("before_ns", "never_task_ns", "after_ns"):
+        if not (isinstance(res.get(k), (int, float)) and 0 < res[k] < 1e6):
+            bad.append("audit_residue.%s: %r is not a getpid's ns" % (k, res.get(k)))
 if rule == 0:
     bad.append("no audit:rule run")
 for b in bad:
@@ -149,8 +156,14 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 same_state "normal end"
-"$TT" run -q -w stat -t audit:rules --audit-rules "$STIG" -n 3000 --reps 2 --no-store >"$TMP/out" 2>&1
+"$TT" run -w stat -t audit:rules --audit-rules "$STIG" -n 3000 --reps 2 --no-store >"$TMP/out" 2>&1
 ran $? || fail "audit:rules: $(cat "$TMP/out")"
+# the residue is the run's: said once, in the header; a rule set's records are
+# at most the events, and the row says its filters decide rather than "!="
+[ "$(grep -c '^audit residue: ' "$TMP/out")" = 1 ] || fail "audit residue not said once: $(cat "$TMP/out")"
+grep -q 'hits [0-9]* != events' "$TMP/out" && fail "audit:rules flagged hits != events: $(cat "$TMP/out")"
+grep -q 'the rules made records for [0-9]* of [0-9]* events' "$TMP/out" ||
+	fail "audit:rules: no word on the records its filters let through: $(cat "$TMP/out")"
 same_state "audit:rules with the STIG rules"
 
 # A failed cell, at each op: the next cell still runs, the state comes back.

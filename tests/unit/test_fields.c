@@ -200,6 +200,9 @@ static void add_cmd_and_claims(void)
 	r.drift = (struct repeat_drift){ .known = true, .tau = 0.02, .runs = 3, .cells = 2 };
 	c.repeat95[0] = 150;
 	c.repeat95[1] = 450;
+	/* an audit cell's run: what audit left behind */
+	r.audit_residue = (struct audit_residue){ .measured = true, .before_ns = 60,
+						  .never_ns = 58, .after_ns = 90 };
 	add_written(&r);
 	free(pf);
 }

@@ -393,6 +393,63 @@ static void test_noise_once(void **state)
 	free(r.floors);
 }
 
+/*
+ * Audit cells: the residue is the run's, said once in the header and in the
+ * JSON, never on a row; a rule set's records are at most the events, and a
+ * row that has fewer says the rules' filters decide rather than "!=".
+ */
+static void test_audit_once(void **state)
+{
+	static const char *const name[] = { "none", "audit:enabled", "audit:rules", "audit:rule/async" };
+	static const int64_t hits[] = { -1, -1, 0, 1000 };
+	static struct cell c[4];
+	static struct rep reps[4][4];
+	struct results r = { .cells = c, .ncells = 4, .env = res.env, .opts = res.opts };
+	struct results keep = res;
+	json_t *doc, *a;
+	char *t;
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	for (int k = 0; k < 4; k++) {
+		fill_cell(&c[k], name[k], CELL_OK, "");
+		c[k].aa = k == 0;
+		for (int i = 0; i < 4; i++)
+			reps[k][i] = (struct rep){ .base_ns_per_op = 100 + i % 2,
+						   .traced_ns_per_op = 100 + 50 * k + i % 2,
+						   .events = 1000, .hits = hits[k], .stops = -1 };
+		c[k].reps = reps[k];
+		c[k].nreps = 4;
+		results_finish_cell(&c[k], 1);
+	}
+	r.audit_residue = (struct audit_residue){ .measured = true, .before_ns = 61,
+						  .never_ns = 59, .after_ns = 93 };
+	results_finish(&r);
+	assert_null(strstr(c[2].note, "!="));
+	assert_non_null(strstr(c[2].note, "the rules made records for 0 of 4000 events"));
+	assert_null(strstr(c[3].note, "!="));
+	res = r;
+	t = table(false);
+	{
+		char *js = output_json_string(&res);
+
+		doc = json_loads(js, 0, NULL);
+		free(js);
+	}
+	res = keep;
+	assert_int_equal(count_of(t, "audit residue: a fresh process's getpid 61.0 ns before "
+				  "tracetax first enabled audit, 59.0 ns with -a never,task, 93.0 ns "
+				  "after it put audit back"), 1);
+	assert_int_equal(count_of(t, "residue"), 1);
+	a = json_object_get(doc, "audit_residue");
+	assert_non_null(a);
+	assert_true(json_real_value(json_object_get(a, "after_ns")) == 93);
+	assert_true(json_is_false(json_object_get(a, "was_on")));
+	json_decref(doc);
+	free(t);
+	free(r.floors);
+}
+
 /* Prometheus: seconds, not ns; escaped labels; no figures for a cell not ok. */
 static void test_prometheus(void **state)
 {
@@ -440,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_json_document),
 		cmocka_unit_test(test_noise_floor),
 		cmocka_unit_test(test_noise_once),
+		cmocka_unit_test(test_audit_once),
 		cmocka_unit_test(test_json_ok_cell),
 		cmocka_unit_test(test_json_unknowns_are_null),
 		cmocka_unit_test(test_table),

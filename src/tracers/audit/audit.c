@@ -80,10 +80,12 @@ struct audit_priv {
 /*
  * The residue, a fresh process's getpid: before this tracetax first enabled
  * audit, with our -a never,task rule then (no audit context: what a box
- * where audit was never on pays), and after the first restore.
+ * where audit was never on pays), and after the run put audit back
+ * (tracers_audit_residue, at the run's end). A fact of the run: the table
+ * says it once.
  */
-static double residue_before = -1, residue_never = -1, residue_after = -1;
-static int enabled_by_us;
+static double residue_before = -1, residue_never = -1;
+static int enabled_by_us, residue_was_on;
 
 static enum audit_mode mode_of(const struct tracer *t)
 {
@@ -133,6 +135,17 @@ static double fresh_getpid_ns(void)
 	close(p[0]);
 	waitpid(pid, NULL, 0);
 	return ns;
+}
+
+bool tracers_audit_residue(double *before_ns, double *never_ns, double *after_ns, bool *was_on)
+{
+	if (!enabled_by_us || residue_before < 0)
+		return false;
+	*before_ns = residue_before;
+	*never_ns = residue_never;
+	*after_ns = fresh_getpid_ns();
+	*was_on = residue_was_on;
+	return true;
 }
 
 /* Whether the box's audit is someone's: TT_SKIP and why, else TT_OK; @st filled. */
@@ -303,10 +316,10 @@ static int audit_setup(struct tracer *t)
 	if (audit_state_save(&p->saved, p->key, 0, p->dir, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	p->saved_ok = 1;
-	if (!enabled_by_us)
+	if (!enabled_by_us) {
 		residue_before = fresh_getpid_ns();
-	else if (residue_after < 0)
-		residue_after = fresh_getpid_ns();
+		residue_was_on = p->saved.enabled;
+	}
 	if (!p->saved.enabled && !enabled_by_us)
 		warning("audit: enabling it gives every process started from now until reboot the "
 			"syscall audit slow path, also after tracetax puts audit back (a fresh "
@@ -321,13 +334,6 @@ static int audit_setup(struct tracer *t)
 	p->task_never = 1;
 	if (!enabled_by_us)
 		residue_never = fresh_getpid_ns();
-	if (residue_after > 0)
-		tracer_note(t, "residue: a fresh process's getpid %.0f ns before tracetax first enabled "
-			    "audit (%.0f ns with -a never,task), %.0f ns after it put audit back",
-			    residue_before, residue_never, residue_after);
-	else
-		tracer_note(t, "residue: a fresh process's getpid %.0f ns before tracetax enabled "
-			    "audit, %.0f ns with -a never,task", residue_before, residue_never);
 	set = p->saved;
 	set.rate_limit = 0;
 	set.backlog_limit = AUDIT_BACKLOG;
