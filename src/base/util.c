@@ -170,14 +170,21 @@ void utc_iso(time_t t, char *buf, size_t len)
 
 int utc_parse(const char *iso, time_t *t)
 {
-	struct tm tm;
+	struct tm tm, want, back;
 	const char *end;
 
 	memset(&tm, 0, sizeof(tm));
 	end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (!end || *end)
 		return -1;
+	want = tm;	/* timegm normalises what it is given */
 	*t = timegm(&tm);
+	/* strptime takes February 30th, timegm makes it March 1st: a date that
+	 * is not one would move a window (drift.c) or a time (prometheus.c) */
+	if (!gmtime_r(t, &back) || back.tm_mday != want.tm_mday || back.tm_mon != want.tm_mon ||
+	    back.tm_year != want.tm_year || back.tm_hour != want.tm_hour ||
+	    back.tm_min != want.tm_min || back.tm_sec != want.tm_sec)
+		return -1;
 	return 0;
 }
 

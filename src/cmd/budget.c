@@ -335,11 +335,8 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 {
 	char path[4096], err[512], since[32], host[32];
 	struct store *s = NULL;
-	time_t t = time(NULL) - (time_t)a->max_age_h * 3600;
-	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	utc_iso(time(NULL) - (time_t)a->max_age_h * 3600, since, sizeof(since));
 	if (!store_path(a->store, path, sizeof(path), err, sizeof(err)))
 		s = store_open(path, false, err, sizeof(err));
 	host_id(host, sizeof(host));

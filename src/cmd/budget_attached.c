@@ -246,11 +246,8 @@ static void stored_costs(const struct attached_args *a, struct attached *at,
 {
 	char path[4096], err[512], since[32];
 	struct store *s = NULL;
-	time_t t = time(NULL) - (time_t)a->max_age_h * 3600;
-	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	utc_iso(time(NULL) - (time_t)a->max_age_h * 3600, since, sizeof(since));
 	if (!store_path(a->store, path, sizeof(path), err, sizeof(err)))
 		s = store_open(path, false, err, sizeof(err));
 	for (int i = 0; i < at->nrows; i++) {

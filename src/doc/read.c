@@ -64,6 +64,7 @@ static int read_env(struct rd *x, json_t *d, struct environment *e)
 {
 	size_t at = rd_push(x, "environment");
 	json_t *o = json_object_get(d, "environment");
+	time_t t;
 	int ret;
 
 	if (!o || !json_is_object(o)) {
@@ -85,7 +86,7 @@ static int read_env(struct rd *x, json_t *d, struct environment *e)
 		ret = rd_fail(x, "want \"kvm\", \"tcg\" or null");
 	}
 	/* 2025-01-02T03:04:05Z: the store sorts and prints it as it is */
-	if (!ret && (strlen(e->started) != 20 || e->started[10] != 'T' || e->started[19] != 'Z')) {
+	if (!ret && (strlen(e->started) != 20 || utc_parse(e->started, &t))) {
 		rd_push(x, "started");
 		ret = rd_fail(x, "want an ISO 8601 UTC time, 2025-01-02T03:04:05Z");
 	}

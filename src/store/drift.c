@@ -22,17 +22,11 @@
 /* @started less @days, in its own ISO 8601 UTC form; "" when it is not one. */
 static void days_before(const char *started, int days, char *buf, size_t len)
 {
-	struct tm tm;
-	const char *end;
 	time_t t;
 
-	memset(&tm, 0, sizeof(tm));
 	buf[0] = '\0';
-	end = strptime(started, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (!end || *end)
-		return;
-	t = timegm(&tm) - (time_t)days * 86400;
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	if (!utc_parse(started, &t))
+		utc_iso(t - (time_t)days * 86400, buf, len);
 }
 
 /*

@@ -102,6 +102,15 @@ static void test_utc_iso(void **state)
 	assert_int_equal(utc_parse("2025-01-02T03:04:05Z junk", &t), -1);
 	assert_int_equal(utc_parse("2025-01-02 03:04:05", &t), -1);
 	assert_int_equal(utc_parse("", &t), -1);
+	/* the store's windows (drift.c, budget's --max-age) count back across
+	 * a year's end and a leap day */
+	assert_int_equal(utc_parse("2025-01-01T00:30:00Z", &t), 0);
+	utc_iso(t - 86400, buf, sizeof(buf));
+	assert_string_equal(buf, "2024-12-31T00:30:00Z");
+	assert_int_equal(utc_parse("2024-03-01T12:00:00Z", &t), 0);
+	utc_iso(t - 86400, buf, sizeof(buf));
+	assert_string_equal(buf, "2024-02-29T12:00:00Z");
+	assert_int_equal(utc_parse("2024-02-30T12:00:00Z", &t), -1);
 }
 
 /* The one slurp: all of a pipe, or up to its cap, NUL-terminated. */
