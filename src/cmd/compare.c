@@ -30,8 +30,11 @@ static const char usage_compare[] =
 	"means (or reps, for a run of one round) a side ('too few reps'), nor when\n"
 	"the cell's baseline moved between the runs beyond the threshold, by more\n"
 	"than its rounds explain, or, for a run of one round, varied more than 5%\n"
-	"between reps ('noisy').\n"
-	"Exit: 0 nothing worse, 4 a cell is worse, 1 a store error, 2 bad input.\n";
+	"between reps ('noisy'). No verdicts at all when one run is a guest of\n"
+	"run --kernel under TCG and the other is not: an emulated CPU's ns are not\n"
+	"costs ('not comparable'; two TCG guests compare with each other).\n"
+	"Exit: 0 nothing worse, 4 a cell is worse, 5 not comparable, 1 a store\n"
+	"error, 2 bad input.\n";
 
 struct widths { int tracer, workload; bool workload_col, threads_col; };
 
@@ -72,7 +75,8 @@ static void print_row(FILE *f, const struct widths *w, const struct cmp_row *r, 
 	char thr[16], ma[24], mb[24], d[24], lo[24], hi[24], ci[64] = "-", ratio[16] = "-", p[16] = "-";
 	const char *colour = r->verdict == VERDICT_WORSE ? st->red :
 			     r->verdict == VERDICT_BETTER ? st->green :
-			     r->verdict == VERDICT_TOO_FEW || r->verdict == VERDICT_NOISY ? st->dim : "";
+			     r->verdict == VERDICT_TOO_FEW || r->verdict == VERDICT_NOISY ||
+			     r->verdict == VERDICT_NOT_COMPARABLE ? st->dim : "";
 
 	snprintf(thr, sizeof(thr), "%d", r->a->threads);
 	format_ns(ma, sizeof(ma), r->ma);
@@ -138,8 +142,11 @@ static void print_uncompared(FILE *f, const struct cmp *c, const struct cmp_styl
 
 static void print_footer(FILE *f, const struct cmp *c, const struct cmp_style *st)
 {
-	fprintf(f, "\n%d worse, %d better, %d same, %d too few reps, %d noisy\n", c->worse, c->better,
+	fprintf(f, "\n%d worse, %d better, %d same, %d too few reps, %d noisy", c->worse, c->better,
 		c->same, c->too_few, c->noisy);
+	if (c->incomparable[0])
+		fprintf(f, ", %d not comparable (%s)", c->not_comparable, c->incomparable);
+	fputc('\n', f);
 	fprintf(f, "%sA, B: mean overhead per event (ns) over each run's round means (its reps, for a\n"
 		"run of one round); B - A [95%% CI]: Welch's t over those units; p: that t test's,\n"
 		"two-sided, unadjusted. A verdict is worse or better when that p, Holm-adjusted over\n"
@@ -190,7 +197,7 @@ int cmd_compare(int argc, char **argv)
 			print_row(stdout, &w, &c.rows[i], c.threshold_pct, st);
 	print_uncompared(stdout, &c, st);
 	print_footer(stdout, &c, st);
-	int ret = c.worse ? EXIT_WORSE : 0;
+	int ret = c.incomparable[0] ? EXIT_NOT_COMPARABLE : c.worse ? EXIT_WORSE : 0;
 
 	compare_release(&c);
 	doc_release(&da);

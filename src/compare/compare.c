@@ -78,6 +78,7 @@ const char *compare_verdict_name(enum verdict v)
 	case VERDICT_BETTER:  return "better";
 	case VERDICT_TOO_FEW: return "too few reps";
 	case VERDICT_NOISY:   return "noisy";
+	case VERDICT_NOT_COMPARABLE: return "not comparable";
 	}
 	return "same";
 }

@@ -14,6 +14,9 @@
 
 /* Exit code of `tracetax compare` when a cell got worse (README, --help). */
 #define EXIT_WORSE 4
+/* ...when no verdict can be given: one run's ns are an emulated CPU's (a
+ * guest of run --kernel under TCG), the other's are not (README, --help). */
+#define EXIT_NOT_COMPARABLE 5
 
 /* Below this many units on a side (round means; reps for a run of one
  * round) a cell gets no verdict: 2 degrees of freedom (docs/method.md §9). */
@@ -29,7 +32,8 @@
 /* Holm's step-down adjustment of @n p-values: adj[i] is p[i]'s adjusted value. */
 void compare_holm(const double *p, size_t n, double *adj);
 
-enum verdict { VERDICT_SAME, VERDICT_WORSE, VERDICT_BETTER, VERDICT_TOO_FEW, VERDICT_NOISY };
+enum verdict { VERDICT_SAME, VERDICT_WORSE, VERDICT_BETTER, VERDICT_TOO_FEW, VERDICT_NOISY,
+	       VERDICT_NOT_COMPARABLE };
 
 /*
  * The units of one run's cell for compare: its round means when its reps

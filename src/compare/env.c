@@ -148,9 +148,14 @@ void compare_print_env(FILE *f, const struct doc *a, const struct doc *b, const 
 		fprintf(f, "%swarning: A and B ran on different machines or kernels (%s differ): "
 			"a difference below may be theirs, not the tracers'%s\n", st->bold_yellow,
 			machine, st->reset);
-	/* the store's rule of which cells stand for a host's cost: a VM guest's do not */
-	if (strcmp(a->r.env.vm, b->r.env.vm) &&
-	    !stand_same_host(&a->r.env, &b->r.env, why, sizeof(why)))
+	/* the store's rule of which cells stand for a host's cost: a VM guest's do not;
+	 * an emulated CPU's ns are no cost at all */
+	if (compare_emulated_apart(&a->r, &b->r, why, sizeof(why)))
+		fprintf(f, "%sno verdicts: %s: an emulated CPU's ns are not costs, so their "
+			"differences are not the tracers' (docs/vm.md)%s\n", st->bold_yellow, why,
+			st->reset);
+	else if (strcmp(a->r.env.vm, b->r.env.vm) &&
+		 !stand_same_host(&a->r.env, &b->r.env, why, sizeof(why)))
 		fprintf(f, "%swarning: %s: their cells do not stand for the same host's costs "
 			"(under tcg, emulation's ns)%s\n", st->bold_yellow, why, st->reset);
 	/* someone else's tracer runs in baseline and traced runs alike: it is in the

@@ -36,11 +36,20 @@ struct cmp {
 	struct cmp_row *rows;
 	int nrows;
 	int family;                /* cells in Holm's family: compared, with enough reps */
-	int worse, better, same, too_few, noisy;
+	int worse, better, same, too_few, noisy, not_comparable;
+	char incomparable[160];    /* why no cell gets a verdict ("": they do) */
 	double base_shift;         /* the median of the rows' base_shift; NaN: none compared */
 	double threshold_pct;
 };
 
+/*
+ * Whether one run's ns are an emulated CPU's (a guest of run --kernel
+ * under TCG: not costs, docs/vm.md) and the other's are not; then @why
+ * says where each ran. Two TCG guests compare with each other, as do KVM
+ * guests and the host. compare_runs then gives no verdicts.
+ */
+bool compare_emulated_apart(const struct results *a, const struct results *b, char *why,
+			    size_t len);
 /* Matches cells by (workload, tracer, threads, target) and compares them. */
 void compare_runs(const struct results *a, const struct results *b, double threshold_pct,
 		  struct cmp *out);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compare/out.h"
+#include "store/stand.h"
 #include "base/util.h"
 #include "results/stats.h"
 #include "results/stats_rounds.h"
@@ -157,6 +158,29 @@ static void base_shift(struct cmp *c)
 	free(s);
 }
 
+bool compare_emulated_apart(const struct results *a, const struct results *b, char *why,
+			    size_t len)
+{
+	if (!strcmp(a->env.vm, "tcg") == !strcmp(b->env.vm, "tcg"))
+		return false;
+	stand_same_host(&a->env, &b->env, why, len);
+	return true;
+}
+
+/* No verdicts: the figures stay for a reader, without an interval or a p to act on. */
+static void not_comparable(struct cmp *c)
+{
+	for (int i = 0; i < c->nrows; i++) {
+		struct cmp_row *w = &c->rows[i];
+
+		if (!w->compared)
+			continue;
+		w->ci[0] = w->ci[1] = w->p = w->df = w->p_holm = NAN;
+		w->verdict = VERDICT_NOT_COMPARABLE;
+		c->not_comparable++;
+	}
+}
+
 static void holm_and_verdicts(struct cmp *c)
 {
 	double *p = calloc((size_t)c->nrows + 1, sizeof(*p)), *adj = calloc((size_t)c->nrows + 1, sizeof(*adj));
@@ -220,7 +244,10 @@ void compare_runs(const struct results *a, const struct results *b, double thres
 		if (!matched[j])
 			add_row(out, cap)->b = &b->cells[j];
 	free(matched);
-	holm_and_verdicts(out);
+	if (compare_emulated_apart(a, b, out->incomparable, sizeof(out->incomparable)))
+		not_comparable(out);
+	else
+		holm_and_verdicts(out);
 	base_shift(out);
 }
 

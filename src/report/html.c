@@ -223,11 +223,17 @@ static void compare_section(FILE *f, const struct doc *a, const struct doc *b)
 		"verdicts at a family-wise 5%% (Holm over %d cells), a change called only past %.3g%% "
 		"of A's overhead and the noise floor.</p>\n", c.worse, c.better, c.same, c.too_few,
 		c.noisy, c.family, c.threshold_pct);
+	if (c.incomparable[0]) {
+		fputs("<p class=\"warn\">No verdicts: ", f);
+		html_text(f, c.incomparable);
+		fputs(": an emulated CPU's ns are not costs, so their differences are not the "
+		      "tracers'.</p>\n", f);
+	}
 	if (fabs(c.base_shift) * 100 > c.threshold_pct)
 		fprintf(f, "<p class=\"warn\">The untraced workload ran %.0f%% %s in B (median over the "
 			"cells): the machine differed between the runs, and overheads move with it.</p>\n",
 			fabs(c.base_shift) * 100, c.base_shift > 0 ? "slower" : "faster");
-	if (c.same + c.worse + c.better + c.too_few + c.noisy) {
+	if (c.same + c.worse + c.better + c.too_few + c.noisy + c.not_comparable) {
 		fputs("<div class=\"scroll\">\n", f);
 		svg_compare(f, &c);
 		fputs("</div>\n", f);

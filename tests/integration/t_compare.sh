@@ -12,7 +12,7 @@ tmp = sys.argv[1]
 base = json.load(open("tests/fixtures/docs/small.json"))
 wiggle = [0.0, 1.5, -1.0, -0.5, 0.8, -0.3, 0.4, -0.9]
 
-def make(name, shift, nreps, kernel=None, drop=None, other=None, cv=0.002, base_ns=900.0):
+def make(name, shift, nreps, kernel=None, drop=None, other=None, cv=0.002, base_ns=900.0, vm=None):
     d = copy.deepcopy(base)
     for f in d["noise_floors"]:
         f["ns_per_event"], f["aa_ci95"] = 3.0, [-3.0, 3.0]
@@ -37,6 +37,8 @@ def make(name, shift, nreps, kernel=None, drop=None, other=None, cv=0.002, base_
         d["environment"]["kernel"] = kernel
     if other:
         d["environment"]["other_tracers"] = other
+    if vm:
+        d["environment"]["vm"] = vm
     if drop:
         d["cells"] = [c for c in d["cells"] if c["tracer"] != drop]
     json.dump(d, open(f"{tmp}/{name}.json", "w"), indent=1)
@@ -49,8 +51,10 @@ make("other", 0, 8, kernel="6.12.0-other", drop="ftrace:syscall/noread")
 make("busy", 0, 8, other="bpf prog 42 'tt_attach_tp' (tracepoint)")
 make("noisy", 20, 8, cv=0.08)    # the shift of "worse", on a baseline that varied 8%
 make("slow", 0, 8, base_ns=1000.0)  # the untraced workload 11% slower
+make("tcg", 0, 8, vm="tcg")             # a guest of run --kernel under TCG
+make("tcg-worse", 20, 8, vm="tcg")
 PY
-for d in a worse slight two other busy noisy slow; do
+for d in a worse slight two other busy noisy slow tcg tcg-worse; do
 	python3 tests/validate_json.py "$TMP/$d.json" || fail "synthetic document '$d' is not valid"
 done
 
@@ -60,7 +64,7 @@ cmp_run() {  # cmp_run NAME A B [ARGS]: compare into $TMP/NAME, its exit in $rc
 	rc=$?
 }
 verdicts() {  # verdicts FILE: the verdict column of its rows, one per line
-	sed -n 's/.*  \(worse\|better\|same\|too few reps\|noisy\)\(  .*\)\?$/\1/p' "$1"
+	sed -n 's/.*  \(worse\|better\|same\|too few reps\|noisy\|not comparable\)\(  .*\)\?$/\1/p' "$1"
 }
 row() {  # row FILE TRACER WORKLOAD
 	grep "^$2  *$3 " "$1"
@@ -123,6 +127,21 @@ cmp_run busy "$TMP/a.json" "$TMP/busy.json"
 grep -q "^warning: B ran beside other tracing (bpf prog 42 'tt_attach_tp' (tracepoint)): its cost is in B's baselines" \
 	"$TMP/busy" || fail "a vs busy: no warning: $(head -8 "$TMP/busy")"
 grep -q '^warning: A and B ran on different machines' "$TMP/busy" && fail "a vs busy: other tracing is not another machine"
+
+# A TCG guest's ns are not costs: against the host's, the cells without
+# verdicts and why, exit 5 (it only warned, and called a cell worse);
+# two TCG guests compare as any two runs.
+cmp_run tcg "$TMP/a.json" "$TMP/tcg-worse.json"
+[ "$rc" = 5 ] || fail "a vs tcg-worse: exit $rc, want 5 (not comparable): $(cat "$TMP/tcg")"
+[ "$(verdicts "$TMP/tcg" | sort -u)" = "not comparable" ] || fail "a vs tcg-worse: $(cat "$TMP/tcg")"
+[ "$(verdicts "$TMP/tcg" | wc -l)" = 6 ] || fail "a vs tcg-worse: want the 6 cells shown: $(cat "$TMP/tcg")"
+grep -q "^no verdicts: A ran on the host, B in a VM of --kernel under tcg: an emulated CPU's ns are not costs" \
+	"$TMP/tcg" || fail "a vs tcg-worse: no reason given: $(head -12 "$TMP/tcg")"
+grep -q '^0 worse, 0 better, 0 same, 0 too few reps, 0 noisy, 6 not comparable (A ran on the host, B in a VM of --kernel under tcg)$' \
+	"$TMP/tcg" || fail "a vs tcg-worse: the count line: $(tail -12 "$TMP/tcg")"
+cmp_run tcg2 "$TMP/tcg.json" "$TMP/tcg-worse.json"
+[ "$rc" = 4 ] || fail "tcg vs tcg-worse: exit $rc, want 4 (worse): $(cat "$TMP/tcg2")"
+[[ $(row "$TMP/tcg2" bpf:tp/count getpid) == *"  worse" ]] || fail "tcg vs tcg-worse: not worse: $(cat "$TMP/tcg2")"
 
 # A real run against itself, from the store.
 need_root

@@ -234,6 +234,45 @@ static void test_runs_unmatched(void **state)
 }
 
 /*
+ * A TCG guest's run against the host's, or a KVM guest's: no verdicts, the
+ * figures shown without a p; two TCG guests' runs compare as any two.
+ */
+static void test_runs_tcg(void **state)
+{
+	struct results a, b;
+	struct cmp c;
+
+	(void)state;
+	fake_results(&a, 10, 0);
+	fake_results(&b, 10, 5);
+	fake_set(b.env.vm, sizeof(b.env.vm), "tcg");
+	compare_runs(&a, &b, 5, &c);
+	assert_int_equal(c.rows[1].verdict, VERDICT_NOT_COMPARABLE);
+	assert_int_equal(c.rows[0].verdict, VERDICT_NOT_COMPARABLE);
+	assert_float_equal(c.rows[1].diff, 5, 1e-9);
+	assert_true(isnan(c.rows[1].p) && isnan(c.rows[1].ci[0]));
+	assert_int_equal(c.worse + c.better + c.same + c.too_few + c.noisy, 0);
+	assert_int_equal(c.not_comparable, 2);
+	assert_string_equal(c.incomparable, "A ran on the host, B in a VM of --kernel under tcg");
+	assert_string_equal(compare_verdict_name(VERDICT_NOT_COMPARABLE), "not comparable");
+	compare_release(&c);
+	/* against a KVM guest: not comparable either */
+	fake_set(a.env.vm, sizeof(a.env.vm), "kvm");
+	compare_runs(&a, &b, 5, &c);
+	assert_int_equal(c.not_comparable, 2);
+	compare_release(&c);
+	/* two TCG guests: the verdicts as ever */
+	fake_set(a.env.vm, sizeof(a.env.vm), "tcg");
+	compare_runs(&a, &b, 5, &c);
+	assert_int_equal(c.rows[1].verdict, VERDICT_WORSE);
+	assert_int_equal(c.not_comparable, 0);
+	assert_string_equal(c.incomparable, "");
+	compare_release(&c);
+	results_release(&a);
+	results_release(&b);
+}
+
+/*
  * A run in a VM of --kernel against one on the host: the store's rule
  * (store/stand.h) says their cells do not stand for the same host's
  * costs, and compare says so, whatever the kernel release they share.
@@ -258,8 +297,8 @@ static void test_env_vm(void **state)
 	f = open_memstream(&out, &len);
 	compare_print_env(f, &da, &db, &plain);
 	fclose(f);
-	if (!strstr(out, "warning: A ran on the host, B in a VM of --kernel under tcg: their cells "
-		    "do not stand for the same host's costs"))
+	if (!strstr(out, "no verdicts: A ran on the host, B in a VM of --kernel under tcg: an "
+		    "emulated CPU's ns are not costs"))
 		fail_msg("no warning in: %s", out);
 	free(out);
 	/* two runs on the host: no such line */
@@ -287,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_runs_unmatched),
+		cmocka_unit_test(test_runs_tcg),
 		cmocka_unit_test(test_env_vm),
 	};
 
