@@ -30,7 +30,8 @@ static const char usage_experiment[] =
 	"prints each run's table, then the claims table: the original figure,\n"
 	"today's (with its 95% CI where there is one) and their ratio. Options of\n"
 	"'tracetax run' after NAME override the plan's fields in every run (a -t,\n"
-	"-w or -T replaces the plan's list); -T, -n and -q also reach its pairs.\n"
+	"-w or -T replaces the plan's list); -T, -n and -q also reach its pairs,\n"
+	"and -q quiets the experiment's header and its runs' command lines.\n"
 	"--json FILE: each run's document, FILE for the first, FILE.NAME for the\n"
 	"others, with its claims. Plans are read from $TRACETAX_EXPERIMENTS, else\n"
 	"../experiments or ../share/tracetax/experiments beside the binary.\n";
@@ -306,7 +307,7 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 	const char *json = NULL;
 	char **rest = calloc(nextra + 1, sizeof(*rest));
 	int n = 0, ret = 0;
-	bool quiet = false;
+	bool quiet = false, to_stdout = false;
 
 	if (!rest || !(x.rows = calloc(pf->nclaims + 1, sizeof(*x.rows))))
 		die("out of memory");
@@ -321,14 +322,17 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 			free(rest);
 			planfile_release(pf);
 			return 0;
-		} else
+		} else {
+			/* the runs' own --quiet: the header and command lines go quiet with it */
+			quiet |= !strcmp(extra[i], "-q") || !strcmp(extra[i], "--quiet");
 			rest[n++] = extra[i];
+		}
 	}
 	if (json && !strcmp(json, "-")) {
 		if (pf->nsections > 1)
 			die_usage("--json -: experiment '%s' has %d runs, one document each: give a "
 				  "file", pf->name, pf->nsections);
-		quiet = true;
+		quiet = to_stdout = true;
 	}
 	for (int i = 0; i < pf->nclaims; i++)
 		claims_missing(pf, i, "its run did not finish", &x.rows[i]);
@@ -344,9 +348,9 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 		ret = exit_worst(ret, r);
 	}
 	if (pf->nclaims && ret < 128) {
-		claims_print(x.rows, pf->nclaims, quiet ? stderr : stdout);
+		claims_print(x.rows, pf->nclaims, to_stdout ? stderr : stdout);
 		if (!strcmp(x.vm, "tcg"))
-			fprintf(quiet ? stderr : stdout, "today: in a VM under tcg, an emulated CPU: "
+			fprintf(to_stdout ? stderr : stdout, "today: in a VM under tcg, an emulated CPU: "
 				"the ns are not costs, the ratios not the hardware's\n");
 	}
 	free(x.rows);

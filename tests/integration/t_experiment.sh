@@ -52,6 +52,14 @@ if len(cl) != 1 or cl[0]["today"] is None or cl[0]["ratio"] is None:
 if bad:
     print("FAIL: " + "; ".join(bad)); sys.exit(1)
 PY
+# --quiet quiets the experiment's header and its command lines too (they
+# printed whatever -q said); the table and the claims stay
+"$TT" run --plan "$TMP/p.tt" --quiet --reps 2 -n 2000 -t none --no-store >"$TMP/out" 2>"$TMP/err" ||
+	fail "run --plan --quiet: $(cat "$TMP/out" "$TMP/err")"
+grep -E '^(experiment |reproduces |note: |\[run)' "$TMP/out" "$TMP/err" &&
+	fail "run --plan --quiet printed the experiment's header"
+grep -q '^none ' "$TMP/out" || fail "run --plan --quiet: no table: $(cat "$TMP/out")"
+grep -q 'nothing attached' "$TMP/out" || fail "run --plan --quiet: no claims: $(cat "$TMP/out")"
 
 # Each experiment, short: tables, then a claims row per claim, each with a figure or a reason.
 for e in close-1000 getuid-buffer probe-pair stat-tools tcp-probes; do
