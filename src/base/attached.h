@@ -60,6 +60,13 @@ struct att_consumer {
 	char pin[256];            /* a bpffs path it is pinned at; "" none */
 	struct att_proc holders[ATT_MAX_HOLDERS];
 	int nholders;
+	/*
+	 * ftrace: how its readers read it, from the file they hold: "pipe"
+	 * (the text trace_pipe), "mmap" (a per-CPU trace_pipe_raw mapped),
+	 * "splice" (trace_pipe_raw held by trace-cmd, which splices), "read"
+	 * (trace_pipe_raw otherwise), "" (no reader: none, or other files only)
+	 */
+	char reads[8];
 	pid_t target;             /* ptrace, seccomp: the process whose syscalls it sees */
 	char target_comm[16];
 	/* counters as read at the sample; counted false: @why says why not */

@@ -9,6 +9,7 @@
  * which only list.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +75,60 @@ static int buffer_counts(const char *dir, struct att_consumer *c)
 	return read_any ? 0 : -1;
 }
 
+/* Whether @pid has @tdir/@rel mapped (a ring buffer read in place). */
+static bool mapped(pid_t pid, const char *tdir, const char *rel)
+{
+	char path[64], want[600], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *m;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(want, sizeof(want), "%s/%s", tdir, rel);
+	if (!(m = fopen(path, "re")))
+		return false;
+	while (!found && getline(&line, &cap, m) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		found = strstr(line, want) != NULL;
+	}
+	free(line);
+	fclose(m);
+	return found;
+}
+
+/*
+ * How a holder of @rel reads the buffer, and its rank: the text trace_pipe
+ * (woken on each event, formatting each) before a mapped, spliced or read
+ * trace_pipe_raw (woken per half buffer); other files are no reader.
+ */
+static int reader_kind(const struct att_fd *e, const char *tdir, const char *rel,
+		       const char **kind)
+{
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	struct att_proc p;
+
+	if (!strcmp(base, "trace_pipe")) {
+		*kind = "pipe";
+		return 4;
+	}
+	if (strcmp(base, "trace_pipe_raw"))
+		return 0;
+	if (mapped(e->pid, tdir, rel)) {
+		*kind = "mmap";
+		return 3;
+	}
+	/* read(2) or splice(2) look the same from /proc: trace-cmd record splices */
+	att_proc_read(e->pid, &p);
+	*kind = !strcmp(p.comm, "trace-cmd") ? "splice" : "read";
+	return (*kind)[0] == 's' ? 2 : 1;
+}
+
 static int buffer(struct att_list *l, const struct att_fds *f, const char *tdir, const char *name)
 {
 	char dir[512], path[600], events[400] = "", tracer[64] = "";
 	struct att_consumer *c;
 	size_t plen;
+	int rank = 0;
 	FILE *t;
 
 	snprintf(dir, sizeof(dir), "%s%s%s", tdir, name[0] ? "/instances/" : "", name);
@@ -115,9 +165,22 @@ static int buffer(struct att_list *l, const struct att_fds *f, const char *tdir,
 		if (e->type != FD_TRACEFS)
 			continue;
 		if (name[0] ? !strncmp(e->path, path, plen) && e->path[plen] == '/' :
-			      strncmp(e->path, "instances/", 10) != 0)
+			      strncmp(e->path, "instances/", 10) != 0) {
+			const char *kind = "";
+			int k = reader_kind(e, tdir, e->path, &kind);
+
 			att_holder_add(c, e->pid);
+			if (k > rank) {
+				rank = k;
+				snprintf(c->reads, sizeof(c->reads), "%s", kind);
+			}
+		}
 	}
+	if (rank)
+		snprintf(c->what + strlen(c->what), sizeof(c->what) - strlen(c->what),
+			 "; read through %s", c->reads[0] == 'p' ? "trace_pipe" :
+			 c->reads[0] == 'm' ? "trace_pipe_raw, mapped" :
+			 c->reads[0] == 's' ? "trace_pipe_raw, spliced" : "trace_pipe_raw");
 	return 0;
 }
 

@@ -37,7 +37,16 @@ const char *attached_tracer_of(const struct att_row *r)
 		/* events only: the function tracer's cost is per function, not measured as such */
 		if (strstr(r->c.what, "tracer "))
 			return NULL;
-		return r->c.nholders ? "ftrace:syscall/read" : "ftrace:syscall/noread";
+		/* by the file its reader holds (attached.h's reads) */
+		if (!strcmp(r->c.reads, "pipe"))
+			return "ftrace:syscall/pipe";
+		if (!strcmp(r->c.reads, "mmap"))
+			return "ftrace:syscall/mmap";
+		if (!strcmp(r->c.reads, "splice"))
+			return "ftrace:syscall/splice";
+		if (!strcmp(r->c.reads, "read"))
+			return "ftrace:syscall/read";
+		return "ftrace:syscall/noread";
 	case ATT_PTRACE:
 		return r->c.nholders && !strcmp(r->c.holders[0].comm, "strace") ? "strace" : "ptrace:all";
 	case ATT_SECCOMP:

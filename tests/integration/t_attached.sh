@@ -1,6 +1,7 @@
 # tracetax budget --attached, against real agents attached as a user would:
 # a bpftrace script counting getuid calls, `strace -f -p` and `perf trace -p`
-# on busy programs, an ftrace instance with a syscall event and a reader.
+# on busy programs, an ftrace instance with a syscall event and a reader of
+# its trace_pipe, and one read through a CPU's trace_pipe_raw.
 # Discovery is exact (each agent's consumers are found, with its pid as
 # owner, and nothing else is said to be theirs), the rates agree with known
 # counts (the bpftrace program and the instance see the same getuid calls,
@@ -20,7 +21,7 @@ for tool in bpftrace strace perf; do
 done
 stats_before=$(cat /proc/sys/kernel/bpf_stats_enabled)
 
-INST=tt-agent-$$
+INST=tt-agent-$$ INST2=tt-agent2-$$
 pids=() busy=()
 # the agents first: a SIGTERM sent to a program while strace stops it can be
 # lost with strace; then the busy programs, which ignore nothing
@@ -44,10 +45,11 @@ stop_all() {
 }
 cleanup() {
 	stop_all
-	if [ -d $T/instances/$INST ]; then
-		echo >$T/instances/$INST/set_event
-		rmdir $T/instances/$INST
-	fi
+	for i in $INST $INST2; do
+		[ -d $T/instances/$i ] || continue
+		echo >$T/instances/$i/set_event
+		rmdir $T/instances/$i
+	done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -84,6 +86,16 @@ mkdir $T/instances/$INST || fail "cannot make instance $INST"
 echo "common_pid == $m3" >$T/instances/$INST/events/syscalls/sys_enter_getuid/filter
 echo syscalls:sys_enter_getuid >$T/instances/$INST/set_event
 $N cat $T/instances/$INST/trace_pipe >/dev/null & rd=$!; pids+=($rd)
+# the same event, read as binary pages from CPU 0's trace_pipe_raw (by a
+# reader that goes on after an end of file: cat stops at the first)
+mkdir $T/instances/$INST2 || fail "cannot make instance $INST2"
+echo "common_pid == $m3" >$T/instances/$INST2/events/syscalls/sys_enter_getuid/filter
+echo syscalls:sys_enter_getuid >$T/instances/$INST2/set_event
+$N python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+while True:
+    if not os.read(fd, 65536):
+        time.sleep(0.05)' $T/instances/$INST2/per_cpu/cpu0/trace_pipe_raw & rd2=$!; pids+=($rd2)
 for _ in $(seq 100); do
 	grep -q "^Attaching" "$TMP/bt.out" && [ "$(awk '/TracerPid/{print $2}' /proc/$m2/status)" = $st ] && break
 	sleep 0.1
@@ -98,12 +110,12 @@ mkdir "$TMP/prom"
 	fail "budget --attached: exit $?: $(cat "$TMP/a.err" "$TMP/a.out")"
 cat "$TMP/a.out"
 python3 tests/validate_json.py "$TMP/a.json" docs/schema.json || fail "a.json: schema"
-python3 - "$TMP/a.json" "$bt $st $pt $rd" "$m1 $m2 $m3" "$INST" <<'PY' || exit 1
+python3 - "$TMP/a.json" "$bt $st $pt $rd $rd2" "$m1 $m2 $m3" "$INST $INST2" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
-bt, st, pt, rd = map(int, sys.argv[2].split())
+bt, st, pt, rd, rd2 = map(int, sys.argv[2].split())
 mixes = list(map(int, sys.argv[3].split()))
-inst = sys.argv[4]
+inst, inst2 = sys.argv[4].split()
 assert d["bpf_stats"]["on"], d["bpf_stats"]
 def held_by(pid):
     return [c for c in d["consumers"] if pid in [h["pid"] for h in c["holders"]]]
@@ -130,15 +142,21 @@ perf_rate = c["per_s"]
 # the reader's instance, with the event on
 [c] = held_by(rd)
 assert c["kind"] == "ftrace" and c["name"] == inst, c
-assert c["attached_to"] == "events syscalls:sys_enter_getuid", c
+assert c["attached_to"] == "events syscalls:sys_enter_getuid; read through trace_pipe", c
+# costed by its reader's file: the text trace_pipe, woken and formatting per event
+assert c["cost"]["tracer"] == "ftrace:syscall/pipe", c
 ft = c
+[c] = held_by(rd2)
+assert c["kind"] == "ftrace" and c["name"] == inst2, c
+assert c["attached_to"] == "events syscalls:sys_enter_getuid; read through trace_pipe_raw", c
+assert c["cost"]["tracer"] == "ftrace:syscall/read", c
 # nothing else names the busy programs
 for c in d["consumers"]:
     if c["target_pid"] in mixes:
         assert c["kind"] == "ptrace" and c["target_pid"] == mixes[1], c
 # the owners: one row each
 owners = {o["pid"]: o for o in d["owners"] if o["pid"]}
-for pid, n in ((bt, 2), (st, 1), (pt, 1), (rd, 1)):
+for pid, n in ((bt, 2), (st, 1), (pt, 1), (rd, 1), (rd2, 1)):
     assert owners[pid]["consumers"] == n, owners.get(pid)
 # rates that must agree, counted apart: perf trace counts its tracee's
 # sys_enter and sys_exit, 6 events per round of 3 syscalls; the instance
@@ -194,17 +212,19 @@ PY
 
 # the agents gone, nothing of theirs is left, and the box is as it was
 stop_all
-echo >$T/instances/$INST/set_event
-rmdir $T/instances/$INST
+for i in $INST $INST2; do
+	echo >$T/instances/$i/set_event
+	rmdir $T/instances/$i
+done
 "$TT" budget --attached --for 1 --json "$TMP/b.json" >/dev/null 2>"$TMP/b.err" ||
 	fail "budget --attached after: $(cat "$TMP/b.err")"
-python3 - "$TMP/b.json" "$bt $st $pt $rd" "$INST" <<'PY' || exit 1
+python3 - "$TMP/b.json" "$bt $st $pt $rd $rd2" "$INST $INST2" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
 agents = set(map(int, sys.argv[2].split()))
 for c in d["consumers"]:
     assert not agents & {h["pid"] for h in c["holders"]}, "left: %r" % c
-    assert c["name"] != sys.argv[3], c
+    assert c["name"] not in sys.argv[3].split(), c
 assert d["bpf_stats"]["sysctl_before"] == d["bpf_stats"]["sysctl_after"], d["bpf_stats"]
 PY
 [ "$(cat /proc/sys/kernel/bpf_stats_enabled)" = "$stats_before" ] || fail "kernel.bpf_stats_enabled changed"

@@ -80,6 +80,25 @@ static void test_owners(void **state)
 	free(a.owners);
 }
 
+/* An ftrace buffer's tracer is its reader's: the file it holds says which. */
+static void test_ftrace_reader_tracer(void **state)
+{
+	static const struct { const char *reads, *tracer; } want[] = {
+		{ "pipe", "ftrace:syscall/pipe" }, { "read", "ftrace:syscall/read" },
+		{ "splice", "ftrace:syscall/splice" }, { "mmap", "ftrace:syscall/mmap" },
+		{ "", "ftrace:syscall/noread" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct att_row r = row(ATT_FTRACE, 10, 0, 1);
+
+		snprintf(r.c.what, sizeof(r.c.what), "events syscalls:sys_enter_getuid");
+		snprintf(r.c.reads, sizeof(r.c.reads), "%s", want[i].reads);
+		assert_string_equal(attached_tracer_of(&r), want[i].tracer);
+	}
+}
+
 static const struct att_consumer *find_kind(const struct att_list *l, enum att_kind k, pid_t target)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -157,6 +176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_owners),
+		cmocka_unit_test(test_ftrace_reader_tracer),
 		cmocka_unit_test(test_scan_ptrace_seccomp),
 	};
 

@@ -4,7 +4,8 @@
  * tracefs instance. With no reader (the default) the buffer is sized so
  * that a run never wraps; the /read, /splice and /mmap variants run a
  * reader per CPU over a small buffer instead, the way trace-cmd record
- * does, and pay for its CPU time and wake-ups. The ring buffer's own counters
+ * does, and pay for its CPU time and wake-ups; /pipe one reader of the text
+ * trace_pipe, as `cat trace_pipe` does, woken and formatting on each event. The ring buffer's own counters
  * give the hits, so a buffer too small or a reader too slow shows as lost
  * events, never as a quietly lower count.
  */
@@ -27,7 +28,7 @@
  */
 #define READER_BUFFER_KB 4096
 
-enum ftrace_mode { MODE_NOREAD, MODE_READ, MODE_SPLICE, MODE_MMAP };
+enum ftrace_mode { MODE_NOREAD, MODE_READ, MODE_SPLICE, MODE_MMAP, MODE_PIPE };
 
 /* What tells ftrace:syscall from ftrace:raw (tracer_ops.data). */
 struct ftrace_family {
@@ -59,6 +60,7 @@ static void event_of(const struct tracer *t, const char **system, const char **e
 /* The reader of each mode (MODE_NOREAD has none). */
 static const enum ftr_mode reader_modes[] = {
 	[MODE_READ] = FTR_READ, [MODE_SPLICE] = FTR_SPLICE, [MODE_MMAP] = FTR_MMAP,
+	[MODE_PIPE] = FTR_PIPE,
 };
 
 /*
@@ -229,6 +231,8 @@ static const char *const reader_texts[] = {
 			"/dev/null, unparsed",
 	[MODE_MMAP] = "a thread per CPU on the mapped buffer: the reader ioctl hands it a "
 		      "sub-buffer, libtraceevent parses it in place",
+	[MODE_PIPE] = "one thread reads the instance's text trace_pipe, as cat does: the kernel "
+		      "wakes it on each event and formats each into a line",
 };
 
 static int ftrace_explain(const struct tracer *t, enum tt_step s, char *buf, size_t len,
@@ -254,8 +258,9 @@ static int ftrace_explain(const struct tracer *t, enum tt_step s, char *buf, siz
 }
 
 /* A variant's mode: syscall_modes[t->vidx]. */
-static const char *const syscall_variants[] = { "noread", "read", "splice", "mmap", NULL };
-static const enum ftrace_mode syscall_modes[] = { MODE_NOREAD, MODE_READ, MODE_SPLICE, MODE_MMAP };
+static const char *const syscall_variants[] = { "noread", "read", "splice", "mmap", "pipe", NULL };
+static const enum ftrace_mode syscall_modes[] = { MODE_NOREAD, MODE_READ, MODE_SPLICE, MODE_MMAP,
+						  MODE_PIPE };
 _Static_assert(sizeof(syscall_modes) / sizeof(syscall_modes[0]) ==
 	       sizeof(syscall_variants) / sizeof(syscall_variants[0]) - 1, "a mode per variant");
 
@@ -281,8 +286,8 @@ const struct tracer_ops tracer_ftrace_syscall = {
 	.name = "ftrace:syscall",
 	.hooks = TT_HOOK_SYSCALL | TT_HOOK_TRACEPOINT,
 	.summary = "tracefs event syscalls:sys_enter_<target> (or --target SYSTEM:EVENT) into a "
-		   "ring buffer: no reader, or a reader per CPU using read(2), splice(2) or the "
-		   "mapped buffer",
+		   "ring buffer: no reader, a reader per CPU using read(2), splice(2) or the "
+		   "mapped buffer, or one reader of the text trace_pipe",
 	.variants = syscall_variants,
 	.data = &syscall_family,
 	.supported = ftrace_supported,

@@ -6,6 +6,11 @@
  * kernel wakes only once the CPU's buffer is buffer_percent full (50 by
  * default): readers consume in batches, and a buffer too small for the
  * writer to wait that long shows as overrun.
+ *
+ * The /pipe variant's one thread reads the instance's text trace_pipe, as
+ * `cat trace_pipe` does: the kernel formats each event into a line, and a
+ * reader of every CPU at once is woken on each event (the kernel ignores
+ * buffer_percent there), where trace_pipe_raw's readers wake per half buffer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,10 +65,10 @@ _Static_assert(offsetof(struct trace_buffer_meta, read) == 56, "trace_buffer_met
 struct reader {
 	struct ftrace_readers *set;
 	struct consumer *c;
-	int cpu;
-	int fd;               /* per_cpu/cpuN/trace_pipe_raw, O_NONBLOCK */
+	int cpu;              /* -1: FTR_PIPE's one reader of every CPU */
+	int fd;               /* per_cpu/cpuN/trace_pipe_raw (FTR_PIPE: trace_pipe), O_NONBLOCK */
 	int pipefd[2];        /* FTR_SPLICE: the pipe pages move through */
-	char *page;           /* FTR_READ and the final flush: one sub-buffer */
+	char *page;           /* FTR_READ and the final flush: one sub-buffer; FTR_PIPE: text */
 	struct kbuffer *kbuf; /* FTR_READ, FTR_MMAP: parses the pages */
 	int64_t events, pages, bytes;
 	struct trace_buffer_meta *meta;	/* FTR_MMAP: the meta page, one page mapped */
@@ -81,6 +86,27 @@ struct ftrace_readers {
 	int n;
 	struct reader r[];
 };
+
+/*
+ * Lines of a trace_pipe read that are events: the kernel copies out whole
+ * lines only (a line that does not fit waits for the next read, its event
+ * not consumed yet), one per event, and a line of its own where it lost
+ * some: "CPU:%d [LOST %lu EVENTS]".
+ */
+static int64_t pipe_events(const char *buf, size_t n)
+{
+	int64_t lines = 0;
+
+	for (const char *l = buf, *end = buf + n; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		const char *eol = nl ? nl : end;
+
+		if (!(eol - l >= 4 && !memcmp(l, "CPU:", 4) && memmem(l, (size_t)(eol - l), " [LOST ", 7)))
+			lines += nl != NULL;
+		l = eol + 1;
+	}
+	return lines;
+}
 
 /*
  * read(2) pages until none is left. The kernel hands out a page the writer
@@ -103,6 +129,15 @@ static int consume_read(struct consumer *c, struct reader *r, bool drain)
 			return 0;
 		r->pages++;
 		r->bytes += n;
+		/*
+		 * trace_pipe: text, read until it is empty (EAGAIN), then back to
+		 * poll, as cat's next read sleeps; once tracing is off and
+		 * something was read, the kernel says end of file instead
+		 */
+		if (r->set->mode == FTR_PIPE) {
+			r->events += pipe_events(r->page, (size_t)n);
+			continue;
+		}
 		if (!r->kbuf)
 			continue;	/* splice mode's final flush: stats count these */
 		if (kbuffer_load_subbuffer(r->kbuf, r->page) < 0)
@@ -269,7 +304,10 @@ static int reader_open(struct tracefs_instance *inst, struct reader *r, char *er
 	char file[64], *path;
 	int e;
 
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", r->cpu);
+	if (r->set->mode == FTR_PIPE)
+		snprintf(file, sizeof(file), "trace_pipe");
+	else
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", r->cpu);
 	path = tracefs_instance_get_file(inst, file);
 	/* Holding this open pins the instance: rmdir says EBUSY until ftr_finish(). */
 	r->fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
@@ -288,6 +326,8 @@ static int reader_open(struct tracefs_instance *inst, struct reader *r, char *er
 			goto fail;
 		return 0;
 	}
+	if (r->set->mode == FTR_PIPE)
+		return 0;	/* text: counted by lines */
 	/* Page headers and record headers are in the kernel's own long size and byte order. */
 	r->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
 	if (!r->kbuf)
@@ -320,7 +360,7 @@ int ftr_mmap_probe(struct tracefs_instance *inst, char *reason, size_t len)
 struct ftrace_readers *ftr_start(struct tracefs_instance *inst, enum ftr_mode mode, bool stall,
 				 char *err, size_t len)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	long ncpu = mode == FTR_PIPE ? 1 : sysconf(_SC_NPROCESSORS_CONF);
 	struct ftrace_readers *s = calloc(1, sizeof(*s) + (size_t)(ncpu > 1 ? ncpu : 1) * sizeof(s->r[0]));
 
 	if (!s) {
@@ -339,11 +379,14 @@ struct ftrace_readers *ftr_start(struct tracefs_instance *inst, enum ftr_mode mo
 		struct reader *r = &s->r[s->n++];
 		char name[16];
 
-		*r = (struct reader){ .set = s, .cpu = cpu, .fd = -1, .pipefd = { -1, -1 },
-				      .cur_id = -1 };
+		*r = (struct reader){ .set = s, .cpu = mode == FTR_PIPE ? -1 : cpu, .fd = -1,
+				      .pipefd = { -1, -1 }, .cur_id = -1 };
 		if (reader_open(inst, r, err, len))
 			goto fail;
-		snprintf(name, sizeof(name), "tt-ftrace-%d", cpu);
+		if (mode == FTR_PIPE)
+			snprintf(name, sizeof(name), "tt-ftrace-pipe");
+		else
+			snprintf(name, sizeof(name), "tt-ftrace-%d", cpu);
 		r->c = consumer_start(&(struct consumer_conf){
 			.name = name, .period_ms = -1, .work = reader_work, .arg = r, .nfds = 1,
 			.fds = &(struct pollfd){ .fd = r->fd, .events = POLLIN } }, err, len);
