@@ -74,15 +74,6 @@ struct budget_args {
 	bool measure, no_store, quiet;
 };
 
-static int num_arg(const char *s, const char *opt, int64_t min, int64_t max)
-{
-	int64_t v;
-
-	if (parse_i64(s, min, max, &v))
-		die_usage("invalid %s '%s' (%" PRId64 " to %" PRId64 ")", opt, s, min, max);
-	return (int)v;
-}
-
 static void parse(int argc, char **argv, struct budget_args *a)
 {
 	static const struct option opts[] = {
@@ -123,18 +114,18 @@ static void parse(int argc, char **argv, struct budget_args *a)
 		switch (c) {
 		case 't': a->tracers[a->ntracers++] = optarg; break;
 		case 'w': a->workloads[a->nworkloads++] = optarg; break;
-		case 'f': a->seconds = num_arg(optarg, "--for", 1, 3600); break;
-		case 'p': a->pid = num_arg(optarg, "--pid", 1, INT32_MAX); break;
+		case 'f': a->seconds = cmd_num_arg(optarg, "--for", 1, 3600); break;
+		case 'p': a->pid = cmd_num_arg(optarg, "--pid", 1, INT32_MAX); break;
 		case 'g': a->cgroup = optarg; break;
 		case 'T': a->target = optarg; break;
 		case 'm': a->measure = true; break;
-		case 'a': a->max_age_h = num_arg(optarg, "--max-age", 0, 24 * 3650); break;
-		case 'r': a->reps = num_arg(optarg, "--reps", 2, 1000); break;
-		case 'R': a->run_ms = num_arg(optarg, "--run-ms", 10, 60000); break;
+		case 'a': a->max_age_h = cmd_num_arg(optarg, "--max-age", 0, 24 * 3650); break;
+		case 'r': a->reps = cmd_num_arg(optarg, "--reps", 2, 1000); break;
+		case 'R': a->run_ms = cmd_num_arg(optarg, "--run-ms", 10, 60000); break;
 		case 'j': a->json = optarg; break;
 		case 's': a->store = optarg; break;
 		case 'O': a->no_store = true; break;
-		case 'W': a->wait_s = num_arg(optarg, "--wait", 0, LOCK_WAIT_MAX_S); break;
+		case 'W': a->wait_s = cmd_num_arg(optarg, "--wait", 0, LOCK_WAIT_MAX_S); break;
 		case 'N': a->wait_s = LOCK_NOWAIT; break;
 		case 'q': a->quiet = true; break;
 		case 'h': fputs(usage_budget, stdout); exit(0);
@@ -244,25 +235,6 @@ static struct budget_tracer *find_tracer(struct budget *b, const char *name)
 	return NULL;
 }
 
-/*
- * A cell's overhead on each CPU (run --placement rotate) into @cost: its
- * mean and interval over the CPU's round means (results.c), the cell's own
- * method, so that summing the CPUs' ends (budget_finish) carries the same
- * drift between rounds as the cell's interval does. A CPU seen in fewer
- * than 2 rounds has no such interval; a stored document without rounds per
- * CPU is from before every round visited every CPU, when a CPU's figure
- * was its rounds' drift: neither is used, the CPU costs the cell's figure.
- */
-static void cost_per_cpu(struct budget_cost *cost, const struct cell *c)
-{
-	cost->ncpu = 0;
-	for (int k = 0; k < c->nper_cpu && cost->ncpu < CELL_MAX_CPUS; k++)
-		if (c->per_cpu[k].rounds >= 2)
-			cost->cpu[cost->ncpu++] = (struct budget_cpu_cost){
-				.cpu = c->per_cpu[k].cpu, .ns = c->per_cpu[k].mean,
-				.lo = c->per_cpu[k].ci95[0], .hi = c->per_cpu[k].ci95[1] };
-}
-
 static void measured_hook(struct results *r, void *arg)
 {
 	struct hook_arg *h = arg;
@@ -287,7 +259,7 @@ static void measured_hook(struct results *r, void *arg)
 		t->cost.lo = c->overhead.ci95[0];
 		t->cost.hi = c->overhead.ci95[1];
 		t->cost.consumer_ns = c->consumer_ns_per_event;
-		cost_per_cpu(&t->cost, c);
+		budget_cost_per_cpu(&t->cost, c);
 	}
 	for (int i = 0; i < r->ncells; i++) {
 		const struct cell *c = &r->cells[i];
@@ -302,27 +274,6 @@ static void measured_hook(struct results *r, void *arg)
 		snprintf(k->command, sizeof(k->command), "%s", c->workload);
 		budget_check_fill(k, &t->cost, c);
 	}
-}
-
-/* The stored run's cell @idx, read back from its document, for its cost per CPU. */
-static void stored_per_cpu(struct store *s, struct budget_cost *cost, const char *tracer, int idx)
-{
-	struct doc d = { .run_id = cost->run_id };
-	char err[512], *text;
-	size_t len;
-
-	cost->ncpu = 0;
-	if (store_document(s, cost->run_id, &text, &len, err, sizeof(err)))
-		return;
-	snprintf(d.name, sizeof(d.name), "run %lld", (long long)cost->run_id);
-	if (doc_parse(&d, text, len, err, sizeof(err))) {
-		doc_release(&d);
-		return;
-	}
-	/* the cell the store's rule took (store/stand.h), not another of its run */
-	if (idx >= 0 && idx < d.r.ncells && !strcmp(d.r.cells[idx].tracer, tracer))
-		cost_per_cpu(cost, &d.r.cells[idx]);
-	doc_release(&d);
 }
 
 /*
@@ -347,32 +298,17 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 			.kernel = b->env.kernel, .version = b->env.tracetax_version, .host_id = host,
 			.since = since,
 		};
-		struct store_cost sc;
 		int rc;
 
 		if (bt->cost.source[0])
 			continue;
-		rc = s ? store_find_cost(s, &q, &sc, err, sizeof(err)) : -1;
-
+		rc = s ? cmd_stored_cost(s, &q, &bt->cost, NULL, err, sizeof(err)) : -1;
 		if (rc > 0)
 			snprintf(bt->cost.reason, sizeof(bt->cost.reason), "none stored for %s on %s,"
 				 " this host, kernel and version, in the last %d h: add --measure",
 				 bt->name, workload, a->max_age_h);
 		else if (rc < 0)
 			snprintf(bt->cost.reason, sizeof(bt->cost.reason), "%s: add --measure", err);
-		if (rc)
-			continue;
-		snprintf(bt->cost.source, sizeof(bt->cost.source), "store");
-		snprintf(bt->cost.workload, sizeof(bt->cost.workload), "%s", workload);
-		snprintf(bt->cost.started, sizeof(bt->cost.started), "%s", sc.started);
-		bt->cost.run_id = sc.run_id;
-		bt->cost.reps = sc.reps;
-		bt->cost.events = sc.events;
-		bt->cost.ns = sc.ns;
-		bt->cost.lo = sc.lo;
-		bt->cost.hi = sc.hi;
-		bt->cost.consumer_ns = isfinite(sc.consumer_ns) ? sc.consumer_ns : 0;
-		stored_per_cpu(s, &bt->cost, bt->name, sc.idx);
 	}
 	store_close(s);
 }

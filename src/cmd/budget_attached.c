@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/atomic_file.h"
+#include "base/hostid.h"
 #include "base/lock.h"
 #include "base/signals.h"
 #include "base/util.h"
@@ -27,9 +28,11 @@
 #include "cmd/session.h"
 #include "doc/attached.h"
 #include "doc/read.h"
+#include "load/workloads.h"
 #include "measure/attached.h"
 #include "measure/env.h"
 #include "output/attached.h"
+#include "results/budget.h"
 #include "store/store.h"
 
 static const char usage_attached[] =
@@ -64,15 +67,6 @@ struct attached_args {
 /* The workload each mechanism's cost is measured on: the cheapest syscall, its hook's fixed cost */
 #define COST_WORKLOAD "getpid"
 
-static int num_arg(const char *s, const char *opt, int64_t min, int64_t max)
-{
-	int64_t v;
-
-	if (parse_i64(s, min, max, &v))
-		die_usage("invalid %s '%s' (%lld to %lld)", opt, s, (long long)min, (long long)max);
-	return (int)v;
-}
-
 static void parse(int argc, char **argv, struct attached_args *a)
 {
 	static const struct option opts[] = {
@@ -106,12 +100,12 @@ static void parse(int argc, char **argv, struct attached_args *a)
 	while ((c = getopt_long(argc, argv, ":t:r:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'A': break;
-		case 'f': a->seconds = num_arg(optarg, "--for", 1, 3600); break;
-		case 'a': a->max_age_h = num_arg(optarg, "--max-age", 0, 24 * 3650); break;
-		case 'r': a->reps = num_arg(optarg, "--reps", 2, 1000); break;
-		case 'R': a->run_ms = num_arg(optarg, "--run-ms", 10, 60000); break;
+		case 'f': a->seconds = cmd_num_arg(optarg, "--for", 1, 3600); break;
+		case 'a': a->max_age_h = cmd_num_arg(optarg, "--max-age", 0, 24 * 3650); break;
+		case 'r': a->reps = cmd_num_arg(optarg, "--reps", 2, 1000); break;
+		case 'R': a->run_ms = cmd_num_arg(optarg, "--run-ms", 10, 60000); break;
 		case 'm': a->measure = true; break;
-		case 'W': a->wait_s = num_arg(optarg, "--wait", 0, LOCK_WAIT_MAX_S); break;
+		case 'W': a->wait_s = cmd_num_arg(optarg, "--wait", 0, LOCK_WAIT_MAX_S); break;
 		case 'N': a->wait_s = LOCK_NOWAIT; break;
 		case 's': a->store = optarg; break;
 		case 'O': a->no_store = true; break;
@@ -130,9 +124,10 @@ static void parse(int argc, char **argv, struct attached_args *a)
 		die_usage("unexpected argument '%s'", argv[optind]);
 }
 
-/* A cell's overhead and its own program time into every row whose dispatch it stands for */
+/* A tracer's overhead (over @wl) and its own program time into every row whose dispatch it stands for */
 static void cell_cost(struct attached *at, const char *tracer, const char *source, int64_t run_id,
-		      double ns, double lo, double hi, const struct prog_time *p)
+		      double ns, double lo, double hi, double prog_ns, const char *wl, int nwl,
+		      bool weighted)
 {
 	for (int i = 0; i < at->nrows; i++) {
 		struct att_cost *c = &at->rows[i].cost;
@@ -144,8 +139,16 @@ static void cell_cost(struct attached *at, const char *tracer, const char *sourc
 		c->cell_ns = ns;
 		c->cell_lo = lo;
 		c->cell_hi = hi;
-		c->cell_prog_ns = !p->bpf ? 0 : p->measured ? p->ns_per_run : NAN;
+		c->cell_prog_ns = prog_ns;
+		snprintf(c->workloads, sizeof(c->workloads), "%s", wl);
+		c->nworkloads = nwl;
+		c->per_cpu_weighted = weighted;
 	}
+}
+
+static double prog_ns_of(const struct prog_time *p)
+{
+	return !p->bpf ? 0 : p->measured ? p->ns_per_run : NAN;
 }
 
 static void measured_hook(struct results *r, void *arg)
@@ -155,7 +158,7 @@ static void measured_hook(struct results *r, void *arg)
 
 		if (c->status == CELL_OK && c->threads == 1 && !strcmp(c->workload, COST_WORKLOAD))
 			cell_cost(arg, c->tracer, "measured", 0, c->overhead.mean, c->overhead.ci95[0],
-				  c->overhead.ci95[1], &c->prog);
+				  c->overhead.ci95[1], prog_ns_of(&c->prog), COST_WORKLOAD, 1, false);
 	}
 }
 
@@ -218,64 +221,68 @@ static int measure_costs(const struct attached_args *a, struct attached *at)
 	return ret;
 }
 
-/* The stored cell's own program time: its run's document, read back */
-static double stored_prog_ns(struct store *s, int64_t run_id, const char *tracer)
-{
-	struct doc d = { .run_id = run_id };
-	char err[512], *text;
-	double ns = NAN;
-	size_t len;
-
-	if (store_document(s, run_id, &text, &len, err, sizeof(err)))
-		return NAN;
-	snprintf(d.name, sizeof(d.name), "run %lld", (long long)run_id);
-	if (!doc_parse(&d, text, len, err, sizeof(err)))
-		for (int i = 0; i < d.r.ncells; i++) {
-			const struct cell *c = &d.r.cells[i];
-
-			if (!strcmp(c->tracer, tracer) && !strcmp(c->workload, COST_WORKLOAD) &&
-			    c->threads == 1 && c->status == CELL_OK)
-				ns = !c->prog.bpf ? 0 : c->prog.measured ? c->prog.ns_per_run : NAN;
-		}
-	doc_release(&d);
-	return ns;
-}
-
+/*
+ * Each row's tracer's cost from the store, on every syscall workload that
+ * has one (cmd_stored_cost: the store's rule, this host, kernel and
+ * version, newer than --max-age): their mean, bounded by the lowest and
+ * highest of their intervals. Each workload's cost is weighted by the
+ * box's syscalls per CPU where its cell has costs per CPU.
+ */
 static void stored_costs(const struct attached_args *a, struct attached *at,
 			 const struct environment *env)
 {
-	char path[4096], err[512], since[32];
+	char path[4096], err[512], since[32], host[32];
 	struct store *s = NULL;
 
 	utc_iso(time(NULL) - (time_t)a->max_age_h * 3600, since, sizeof(since));
 	if (!store_path(a->store, path, sizeof(path), err, sizeof(err)))
 		s = store_open(path, false, err, sizeof(err));
+	host_id(host, sizeof(host));
 	for (int i = 0; i < at->nrows; i++) {
 		struct att_cost *c = &at->rows[i].cost;
 		struct store_cost_query q = {
-			.tracer = c->tracer, .workload = COST_WORKLOAD, .hostname = env->hostname,
-			.kernel = env->kernel, .version = env->tracetax_version, .since = since,
+			.tracer = c->tracer, .hostname = env->hostname, .kernel = env->kernel,
+			.version = env->tracetax_version, .host_id = host, .since = since,
 		};
-		struct prog_time p = { 0 };
-		struct store_cost sc;
-		int rc;
+		double ns = 0, lo = INFINITY, hi = -INFINITY, prog = 0;
+		char wl[96] = "";
+		int64_t run_id = 0;
+		int n = 0, nweighted = 0, rc = s ? 1 : -1;
 
 		if (!c->tracer[0] || c->source[0] || c->why[0])
 			continue;
-		rc = s ? store_find_cost(s, &q, &sc, err, sizeof(err)) : -1;
-		if (rc) {
+		for (const struct workload *w = workloads; s && w->name && rc >= 0; w++) {
+			struct budget_cost bc = { 0 };
+			double p, wn, wlo, whi;
+
+			if (!w->syscall || w->cmd)
+				continue;
+			q.workload = w->name;
+			rc = cmd_stored_cost(s, &q, &bc, &p, err, sizeof(err));
+			if (rc)
+				continue;
+			nweighted += budget_cost_weighted(&bc, at->rates.per_cpu, at->rates.ncpu,
+							  &wn, &wlo, &whi);
+			ns += wn;
+			lo = fmin(lo, wlo);
+			hi = fmax(hi, whi);
+			prog += p;
+			snprintf(wl + strlen(wl), sizeof(wl) - strlen(wl), "%s%s", n ? ", " : "", w->name);
+			if (!run_id)
+				run_id = bc.run_id;
+			n++;
+		}
+		if (rc < 0 || !n) {
 			for (int k = i; k < at->nrows; k++)
 				if (!strcmp(at->rows[k].cost.tracer, c->tracer))
-					snprintf(at->rows[k].cost.why, sizeof(c->why), rc > 0 ?
+					snprintf(at->rows[k].cost.why, sizeof(c->why), rc >= 0 ?
 						 "no cost of %s stored for this host, kernel and version in "
 						 "the last %d h: add --measure" : "%s: add --measure",
-						 rc > 0 ? c->tracer : err, a->max_age_h);
+						 rc >= 0 ? c->tracer : err, a->max_age_h);
 			continue;
 		}
-		p.ns_per_run = stored_prog_ns(s, sc.run_id, c->tracer);
-		p.bpf = p.ns_per_run != 0;
-		p.measured = isfinite(p.ns_per_run);
-		cell_cost(at, c->tracer, "store", sc.run_id, sc.ns, sc.lo, sc.hi, &p);
+		cell_cost(at, c->tracer, "store", run_id, ns / n, lo, hi, prog / n, wl, n,
+			  nweighted == n);
 	}
 	store_close(s);
 }

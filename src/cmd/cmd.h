@@ -7,6 +7,7 @@
 #define TRACETAX_CMD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "doc/read.h"
 #include "results/results.h"
@@ -52,5 +53,19 @@ int cmd_wait_default(void);
 int cmd_parse_wait(const char *s, int *wait_s);
 /* Signal handling, once per process: an experiment measures several times. */
 void cmd_signals_once(void);
+/* An integer option's value, @min to @max; a bad one is a usage error naming @opt. */
+int cmd_num_arg(const char *s, const char *opt, int64_t min, int64_t max);
+
+struct budget_cost;
+struct store_cost_query;
+/*
+ * A tracer's cost from the store (store_find_cost's rule, @q) into @out:
+ * the cell's overhead and, read back from its run's document, its cost on
+ * each CPU (run --placement rotate) and, if @prog_ns, its own program time
+ * (0: no program; NaN: not measured or not readable). 0, 1 none stored,
+ * -1 with @err.
+ */
+int cmd_stored_cost(struct store *s, const struct store_cost_query *q, struct budget_cost *out,
+		    double *prog_ns, char *err, size_t len);
 
 #endif

@@ -1,6 +1,8 @@
 /* What every command shares: the load's path, colour, usage hints, the lock, signals. */
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,9 @@
 #include "base/signals.h"
 #include "base/util.h"
 #include "cmd/cmd.h"
+#include "doc/read.h"
+#include "results/budget.h"
+#include "store/store.h"
 
 /*
  * tracetax-load lives next to tracetax in the build, and in
@@ -111,4 +116,55 @@ void cmd_signals_once(void)
 	if (!ready && signals_init())
 		die("cannot set up signal handling");
 	ready = true;
+}
+
+int cmd_num_arg(const char *s, const char *opt, int64_t min, int64_t max)
+{
+	int64_t v;
+
+	if (parse_i64(s, min, max, &v))
+		die_usage("invalid %s '%s' (%" PRId64 " to %" PRId64 ")", opt, s, min, max);
+	return (int)v;
+}
+
+int cmd_stored_cost(struct store *s, const struct store_cost_query *q, struct budget_cost *out,
+		    double *prog_ns, char *err, size_t len)
+{
+	struct store_cost sc;
+	struct doc d;
+	char derr[512], *text;
+	size_t tlen;
+	int rc = store_find_cost(s, q, &sc, err, len);
+
+	if (rc)
+		return rc;
+	snprintf(out->source, sizeof(out->source), "store");
+	snprintf(out->workload, sizeof(out->workload), "%s", q->workload);
+	snprintf(out->started, sizeof(out->started), "%s", sc.started);
+	out->run_id = sc.run_id;
+	out->reps = sc.reps;
+	out->events = sc.events;
+	out->ns = sc.ns;
+	out->lo = sc.lo;
+	out->hi = sc.hi;
+	out->consumer_ns = isfinite(sc.consumer_ns) ? sc.consumer_ns : 0;
+	out->ncpu = 0;
+	if (prog_ns)
+		*prog_ns = NAN;
+	if (store_document(s, sc.run_id, &text, &tlen, derr, sizeof(derr)))
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.run_id = sc.run_id;
+	snprintf(d.name, sizeof(d.name), "run %lld", (long long)sc.run_id);
+	/* the cell the store's rule took (store/stand.h), not another of its run */
+	if (!doc_parse(&d, text, tlen, derr, sizeof(derr)) && sc.idx >= 0 && sc.idx < d.r.ncells &&
+	    !strcmp(d.r.cells[sc.idx].tracer, q->tracer)) {
+		const struct cell *c = &d.r.cells[sc.idx];
+
+		budget_cost_per_cpu(out, c);
+		if (prog_ns)
+			*prog_ns = !c->prog.bpf ? 0 : c->prog.measured ? c->prog.ns_per_run : NAN;
+	}
+	doc_release(&d);
+	return 0;
 }

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -32,12 +33,30 @@ static json_t *proc_json(const struct att_proc *p)
 			 p->cmdline);
 }
 
+/* "getpid, stat" as ["getpid", "stat"] */
+static json_t *workloads_json(const char *s)
+{
+	json_t *a = json_array();
+
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, ",");
+
+		json_array_append_new(a, json_stringn(p, n));
+		p += n;
+		p += strspn(p, ", ");
+	}
+	return a;
+}
+
 static json_t *cost_json(const struct att_cost *c)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o,"
+			 " s:o}",
 			 "tracer", str_or_null(c->tracer), "source", str_or_null(c->source),
 			 "why", str_or_null(c->why),
 			 "run_id", c->run_id ? json_integer(c->run_id) : json_null(),
+			 "workloads", workloads_json(c->workloads),
+			 "per_cpu_weighted", c->per_cpu_weighted,
 			 "tracer_ns_per_event", num(c->cell_ns),
 			 "tracer_ci95", json_pack("[o, o]", num(c->cell_lo), num(c->cell_hi)),
 			 "program_ns", isfinite(c->ns) ? num(c->prog_ns) : json_null(),

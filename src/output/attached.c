@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "output/attached.h"
+#include "output/budget.h"
 
 static void rate_str(char *buf, size_t len, double per_s)
 {
@@ -42,29 +43,17 @@ static void consumer_str(char *buf, size_t len, const struct att_row *r)
 	}
 }
 
-static void pct_str(char *buf, size_t len, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (fabs(v) >= 10)
-		snprintf(buf, len, "%.1f%%", v);
-	else if (fabs(v) >= 0.1)
-		snprintf(buf, len, "%.2f%%", v);
-	else
-		snprintf(buf, len, "%.4f%%", v);
-}
-
 static void share_str(char *buf, size_t len, double v, double lo, double hi, bool floor)
 {
 	char a[16], b[16], c[16];
 
-	pct_str(a, sizeof(a), v);
+	output_pct_str(a, sizeof(a), v);
 	if (!isfinite(v)) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	pct_str(b, sizeof(b), lo);
-	pct_str(c, sizeof(c), hi);
+	output_pct_str(b, sizeof(b), lo);
+	output_pct_str(c, sizeof(c), hi);
 	if (floor)
 		snprintf(buf, len, ">=%s", a);
 	else
@@ -113,7 +102,8 @@ static void print_rows(const struct attached *a, FILE *f)
 static void print_costs(const struct attached *a, FILE *f)
 {
 	fprintf(f, "\ncosts per event: the program's time (BPF stats, this window) + the "
-		"mechanism's dispatch (a tracer's overhead on getpid less its program time)\n");
+		"mechanism's dispatch (a tracer's overhead on the stored syscall workloads less its "
+		"program time)\n");
 	for (int i = 0; i < a->nrows; i++) {
 		const struct att_cost *c = &a->rows[i].cost;
 		char who[48];
@@ -129,15 +119,18 @@ static void print_costs(const struct attached *a, FILE *f)
 			continue;
 		consumer_str(who, sizeof(who), &a->rows[i]);
 		if (c->source[0] && isfinite(c->disp_ns)) {
-			char src[32];
+			char src[48];
 
 			if (c->run_id)
 				snprintf(src, sizeof(src), "stored run %lld", (long long)c->run_id);
 			else
 				snprintf(src, sizeof(src), "measured now");
-			fprintf(f, "  %-20s %.1f ns/event [%.1f, %.1f] (%s), its program %.1f ns: "
-				"dispatch %.1f ns\n", c->tracer, c->cell_ns, c->cell_lo, c->cell_hi, src,
-				c->cell_prog_ns, c->disp_ns);
+			fprintf(f, "  %-20s %.1f ns/event [%.1f, %.1f] (%s; on %s%s; %s), its program "
+				"%.1f ns: dispatch %.1f ns\n", c->tracer, c->cell_ns, c->cell_lo,
+				c->cell_hi, src, c->workloads, c->nworkloads > 1 ? ": their mean, "
+				"bounds their lowest and highest" : "", c->per_cpu_weighted ?
+				"weighted by the box's syscalls per CPU" : "not per-CPU weighted: no "
+				"costs per CPU (run --placement rotate)", c->cell_prog_ns, c->disp_ns);
 		}
 		else
 			fprintf(f, "  %-20s %s%s\n", c->tracer[0] ? c->tracer : who,
@@ -160,7 +153,7 @@ static void print_owners(const struct attached *a, FILE *f)
 		share_str(share, sizeof(share), o->share, o->share_lo, o->share_hi, false);
 		if (o->nfloor)
 			snprintf(share + strlen(share), sizeof(share) - strlen(share), "+");
-		pct_str(bt, sizeof(bt), o->bpftop_share);
+		output_pct_str(bt, sizeof(bt), o->bpftop_share);
 		fprintf(f, "%-8s %-16s %9d %10s%s %24s %12s  %s\n", pid, o->p.comm, o->nrows, rate,
 			o->nuncounted ? "+" : " ", share, bt, o->p.cmdline);
 	}
@@ -196,7 +189,7 @@ void output_attached(const struct attached *a, FILE *f)
 	print_costs(a, f);
 	print_owners(a, f);
 	share_str(share, sizeof(share), a->share, a->share_lo, a->share_hi, false);
-	pct_str(bt, sizeof(bt), a->bpftop_share);
+	output_pct_str(bt, sizeof(bt), a->bpftop_share);
 	fprintf(f, "\ntotal: %s%s of the box's CPU; bpftop's method (run_time_ns / run_cnt x rate, "
 		"BPF programs only): %s\n", share, a->nfloor ? " (a floor: some consumers have no cost)" : "",
 		bt);

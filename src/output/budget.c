@@ -17,7 +17,7 @@ static void rate_str(char *buf, size_t len, double per_s)
 }
 
 /* A share in %, with enough digits to show a small one. */
-static void pct_str(char *buf, size_t len, double v)
+void output_pct_str(char *buf, size_t len, double v)
 {
 	if (!isfinite(v))
 		snprintf(buf, len, "-");
@@ -42,9 +42,9 @@ void output_budget_verdict(const struct budget *b, const struct budget_tracer *t
 			 t->cost.reason, rate);
 		return;
 	}
-	pct_str(s, sizeof(s), t->share);
-	pct_str(lo, sizeof(lo), t->share_lo);
-	pct_str(hi, sizeof(hi), t->share_hi);
+	output_pct_str(s, sizeof(s), t->share);
+	output_pct_str(lo, sizeof(lo), t->share_lo);
+	output_pct_str(hi, sizeof(hi), t->share_hi);
 	n = (size_t)snprintf(buf, len, "%s would cost %s %s of its CPU [%s, %s] at the current %s events/s",
 			     t->name, r->scope[0] && strcmp(r->scope, "the whole box") ?
 			     r->scope : "this box", s, lo, hi, rate);
@@ -64,7 +64,7 @@ void output_budget_verdict(const struct budget *b, const struct budget_tracer *t
 	if (n < len && isfinite(t->consumer_share)) {
 		char c[32];
 
-		pct_str(c, sizeof(c), t->consumer_share);
+		output_pct_str(c, sizeof(c), t->consumer_share);
 		snprintf(buf + n, len - n, "; its consumer adds %s", c);
 	}
 }
@@ -126,9 +126,9 @@ static void print_costs(const struct budget *b, FILE *f)
 			continue;
 		}
 		snprintf(ns, sizeof(ns), "%.0f [%.0f, %.0f]", c->ns, c->lo, c->hi);
-		pct_str(s, sizeof(s), t->share);
-		pct_str(lo, sizeof(lo), t->share_lo);
-		pct_str(hi, sizeof(hi), t->share_hi);
+		output_pct_str(s, sizeof(s), t->share);
+		output_pct_str(lo, sizeof(lo), t->share_lo);
+		output_pct_str(hi, sizeof(hi), t->share_hi);
 		snprintf(share, sizeof(share), "%s [%s, %s]", s, lo, hi);
 		if (c->run_id)
 			snprintf(from, sizeof(from), "%s run %" PRId64 " (%s), %s, %d reps", c->source,
@@ -146,12 +146,12 @@ static void print_costs(const struct budget *b, FILE *f)
 			continue;
 		fprintf(f, "  %-16s", t->name);
 		for (int k = 0; k < r->ncpu; k++) {
-			pct_str(s, sizeof(s), t->cpu_share[k]);
+			output_pct_str(s, sizeof(s), t->cpu_share[k]);
 			fprintf(f, " cpu%d %s", k, s);
 		}
 		fprintf(f, " |");
 		for (int k = 0; k < r->ntop && k < 3; k++) {
-			pct_str(s, sizeof(s), t->proc_share[k]);
+			output_pct_str(s, sizeof(s), t->proc_share[k]);
 			fprintf(f, " %s %s", r->top[k].comm, s);
 		}
 		if (t->per_cpu_weighted) {
@@ -161,7 +161,7 @@ static void print_costs(const struct budget *b, FILE *f)
 					t->cost.cpu[k].ns, t->cost.cpu[k].lo, t->cost.cpu[k].hi);
 		}
 		if (isfinite(t->consumer_share)) {
-			pct_str(s, sizeof(s), t->consumer_share);
+			output_pct_str(s, sizeof(s), t->consumer_share);
 			fprintf(f, " | consumer %s", s);
 		} else if (t->cost.tool) {
 			fprintf(f, " | the tool's own process: not measured");

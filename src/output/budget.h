@@ -2,11 +2,14 @@
 #ifndef TRACETAX_OUTPUT_BUDGET_H
 #define TRACETAX_OUTPUT_BUDGET_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "results/budget.h"
 
 void output_budget(const struct budget *b, FILE *f);
+/* A share of the CPU, "12.3%", "1.23%", "0.0123%" by its size; "-" for NaN. */
+void output_pct_str(char *buf, size_t len, double v);
 /* "bpftrace would cost this box 0.4% of its CPU [0.3, 0.5] at ..." into @buf. */
 void output_budget_verdict(const struct budget *b, const struct budget_tracer *t, char *buf,
 			   size_t len);

@@ -23,7 +23,19 @@ struct att_cost {
 	char tracer[64];          /* whose measured overhead stands for the dispatch; "" none */
 	char source[16];          /* "store", "measured", "" */
 	char why[200];            /* why no dispatch (floor) or no cost */
-	int64_t run_id;           /* the stored run's; 0 */
+	int64_t run_id;           /* the stored run's (the first workload's); 0 */
+	/*
+	 * The workloads the tracer's cost comes from, ", "-joined: the store's
+	 * every syscall workload that has one (budget --attached takes them
+	 * all: a mechanism's cost differs by syscall, perf trace's most); with
+	 * more than one, cell_ns is their mean and [cell_lo, cell_hi] runs from
+	 * the lowest lower bound to the highest upper bound among them.
+	 */
+	char workloads[96];
+	int nworkloads;
+	/* each CPU's events (the box's syscalls per CPU, the counter's) at the
+	 * CPU's own stored cost (run --placement rotate), for every workload */
+	bool per_cpu_weighted;
 	double cell_ns, cell_lo, cell_hi;   /* the tracer's overhead per event, 95% CI */
 	double cell_prog_ns;      /* that tracer's own program time; 0 none; NaN not measured */
 	double prog_ns;           /* this consumer's program, per event; 0 none */

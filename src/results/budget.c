@@ -49,6 +49,25 @@ void budget_release(struct budget *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * A cell's overhead on each CPU (run --placement rotate) into @cost: its
+ * mean and interval over the CPU's round means (results.c), the cell's own
+ * method, so that summing the CPUs' ends (budget_finish) carries the same
+ * drift between rounds as the cell's interval does. A CPU seen in fewer
+ * than 2 rounds has no such interval; a stored document without rounds per
+ * CPU is from before every round visited every CPU, when a CPU's figure
+ * was its rounds' drift: neither is used, the CPU costs the cell's figure.
+ */
+void budget_cost_per_cpu(struct budget_cost *cost, const struct cell *c)
+{
+	cost->ncpu = 0;
+	for (int k = 0; k < c->nper_cpu && cost->ncpu < CELL_MAX_CPUS; k++)
+		if (c->per_cpu[k].rounds >= 2)
+			cost->cpu[cost->ncpu++] = (struct budget_cpu_cost){
+				.cpu = c->per_cpu[k].cpu, .ns = c->per_cpu[k].mean,
+				.lo = c->per_cpu[k].ci95[0], .hi = c->per_cpu[k].ci95[1] };
+}
+
 /* CPU @k's cost per event: its own when measured there (with an interval), else the cell's. */
 static bool cpu_cost(const struct budget_cost *c, int k, double *ns, double *lo, double *hi)
 {
@@ -64,6 +83,34 @@ static bool cpu_cost(const struct budget_cost *c, int k, double *ns, double *lo,
 	*lo = c->lo;
 	*hi = c->hi;
 	return false;
+}
+
+bool budget_cost_weighted(const struct budget_cost *c, const int64_t *per_cpu, int ncpu,
+			  double *ns, double *lo, double *hi)
+{
+	double n = 0, l = 0, h = 0, events = 0, own = 0;
+
+	for (int k = 0; per_cpu && k < ncpu; k++) {
+		double cn, cl, ch;
+
+		if (per_cpu[k] <= 0)
+			continue;
+		own += cpu_cost(c, k, &cn, &cl, &ch) ? (double)per_cpu[k] : 0;
+		n += (double)per_cpu[k] * cn;
+		l += (double)per_cpu[k] * cl;
+		h += (double)per_cpu[k] * ch;
+		events += (double)per_cpu[k];
+	}
+	if (!(events > 0) || !(own > 0)) {
+		*ns = c->ns;
+		*lo = c->lo;
+		*hi = c->hi;
+		return false;
+	}
+	*ns = n / events;
+	*lo = l / events;
+	*hi = h / events;
+	return true;
 }
 
 void budget_finish(struct budget *b)

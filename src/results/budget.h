@@ -121,6 +121,18 @@ void budget_release(struct budget *b);
 
 /* The shares from the rates and each tracer's cost (NaN where there is no cost). */
 void budget_finish(struct budget *b);
+/*
+ * A cell's overhead on each CPU (run --placement rotate) into @cost; those
+ * it cannot use left out (budget.c says which).
+ */
+void budget_cost_per_cpu(struct budget_cost *cost, const struct cell *c);
+/*
+ * @c's cost per event with each CPU's events (@per_cpu, @ncpu CPUs) at that
+ * CPU's own cost where @c has it, else the cell's: true; false (and the
+ * cell's figures) when no CPU with events has a cost of its own.
+ */
+bool budget_cost_weighted(const struct budget_cost *c, const int64_t *per_cpu, int ncpu,
+			  double *ns, double *lo, double *hi);
 /* The check's predicted and measured figures from @cost and the cmd: cell @c. */
 void budget_check_fill(struct budget_check *k, const struct budget_cost *cost,
 		       const struct cell *c);

@@ -69,6 +69,12 @@ if uid=$(id -u nobody 2>/dev/null) && command -v setpriv >/dev/null; then
 		fail "unprivileged: exit $rc: $(cat "$TMP/nonroot.out")"
 fi
 
+# strace's cost stored on two syscall workloads, per CPU (--placement
+# rotate), before any agent is attached: the strace consumer below is
+# costed from both, their mean, weighted by the box's syscalls per CPU
+"$TT" run -q -t strace -w getpid,stat -r 4 --run-ms 50 --placement rotate --store "$TMP/s.db" \
+	--json "$TMP/s.json" >"$TMP/s.out" 2>&1 || fail "storing strace's costs: $(cat "$TMP/s.out")"
+
 # the agents, each on a busy program of its own. All at the lowest
 # priority: they may wait a long time for the machine lock, and must not
 # take the CPUs from the measurements of whoever holds it meanwhile (the
@@ -176,6 +182,25 @@ for c in d["consumers"]:
 assert d["total"]["bpftop_share_pct"] > 0 and d["total"]["floors"] > 0, d["total"]
 print("discovery: ok; bpftrace %.0f/s, instance %.0f/s, perf trace %.0f/s"
       % (prog["per_s"], ft["per_s"], perf_rate))
+PY
+[ $? = 0 ] || exit 1
+# the same agents, costed from the store: strace's cost from getpid and stat
+"$TT" budget --attached --for 2 --store "$TMP/s.db" --no-store --json "$TMP/c.json" >"$TMP/c.out" 2>&1 ||
+	fail "budget --attached --store: $(cat "$TMP/c.out")"
+grep -q "^  strace .*on getpid, stat: their mean.*weighted by the box's syscalls per CPU" "$TMP/c.out" ||
+	fail "no strace cost from getpid and stat, per CPU: $(cat "$TMP/c.out")"
+python3 - "$TMP/c.json" "$TMP/s.json" "$st" <<'PY' || exit 1
+import json, sys
+d, s, st = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+[c] = [c for c in d["consumers"] if st in [h["pid"] for h in c["holders"]]]
+k = c["cost"]
+assert k["tracer"] == "strace" and k["source"] == "store", k
+assert k["workloads"] == ["getpid", "stat"] and k["per_cpu_weighted"], k
+# each workload's cost is a mean over CPUs, weighted; theirs, a mean again
+means = [p["mean"] for x in s["cells"] if x["tracer"] == "strace" for p in x["overhead_per_cpu"]]
+means += [x["overhead_ns_per_event"]["mean"] for x in s["cells"] if x["tracer"] == "strace"]
+assert min(means) <= k["tracer_ns_per_event"] <= max(means), (k, means)
+assert k["tracer_ci95"][0] <= k["tracer_ns_per_event"] <= k["tracer_ci95"][1], k
 PY
 [ $? = 0 ] || exit 1
 P=$TMP/prom/tracetax-attached.prom

@@ -44,6 +44,31 @@ static struct budget_tracer *add_cost(struct budget *b, const char *name, double
  * are in the per-CPU sums the share is built from, so the share is all of
  * them at 100 ns, over 128 CPUs x 2 s (the old tables held 64 CPUs: half).
  */
+/*
+ * budget --attached's per-CPU weighting: each CPU's events at its own cost
+ * where it has one, else the cell's; none of its own: the cell's, unweighted.
+ */
+static void test_cost_weighted(void **state)
+{
+	struct budget_cost c = { .ns = 100, .lo = 90, .hi = 110, .ncpu = 1,
+				 .cpu = { { .cpu = 1, .ns = 400, .lo = 300, .hi = 500 } } };
+	int64_t per_cpu[] = { 300, 100 };
+	double ns, lo, hi;
+
+	(void)state;
+	assert_true(budget_cost_weighted(&c, per_cpu, 2, &ns, &lo, &hi));
+	/* (300 x 100 + 100 x 400) / 400 */
+	assert_true(fabs(ns - 175) < 1e-9);
+	assert_true(fabs(lo - (300 * 90 + 100 * 300) / 400.0) < 1e-9);
+	assert_true(fabs(hi - (300 * 110 + 100 * 500) / 400.0) < 1e-9);
+	/* no event on the CPU with a cost of its own: the cell's figure, not weighted */
+	per_cpu[1] = 0;
+	assert_false(budget_cost_weighted(&c, per_cpu, 2, &ns, &lo, &hi));
+	assert_true(ns == 100 && lo == 90 && hi == 110);
+	assert_false(budget_cost_weighted(&c, NULL, 0, &ns, &lo, &hi));
+	assert_true(ns == 100);
+}
+
 static void test_big_box(void **state)
 {
 	struct budget b = { 0 };
@@ -138,6 +163,7 @@ static void test_long_lists(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cost_weighted),
 		cmocka_unit_test(test_big_box),
 		cmocka_unit_test(test_long_lists),
 	};
