@@ -109,6 +109,11 @@ int audit_nl_set_state(int fd, const struct audit_state *st, char *err, size_t l
 	return ret;
 }
 
+int audit_nl_set_backlog(int fd, uint32_t limit, char *err, size_t len)
+{
+	return set_one(audit_set_backlog_limit(fd, limit), "backlog_limit", limit, err, len);
+}
+
 int audit_nl_mark(int fd, const char *text, char *err, size_t len)
 {
 	if (audit_log_user_message(fd, AUDIT_TRUSTED_APP, text, NULL, NULL, NULL, 1) > 0)
@@ -772,6 +777,35 @@ int audit_cleanup_stale(int *removed, owner_kept_fn kept)
 	}
 	closedir(d);
 	return ret;
+}
+
+pid_t audit_kauditd_pid(void)
+{
+	enum { PF_KTHREAD_FLAG = 0x00200000 };	/* include/linux/sched.h */
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		char path[300], buf[512], *comm, *end;
+		unsigned long flags = 0;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if (read_file_str(path, buf, sizeof(buf)) || !(comm = strchr(buf, '(')) ||
+		    strncmp(comm, "(kauditd) ", 10))
+			continue;
+		/* after "(comm) ": state ppid pgrp session tty_nr tpgid flags */
+		if (sscanf(comm + 10, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+		    (flags & PF_KTHREAD_FLAG))
+			found = (pid_t)pid;
+	}
+	closedir(d);
+	return found;
 }
 
 uint64_t audit_task_cpu_ns(pid_t pid)

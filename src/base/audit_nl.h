@@ -52,6 +52,8 @@ int audit_nl_status(int fd, struct audit_state *st, char *err, size_t len);
  */
 int audit_nl_set_state(int fd, const struct audit_state *st, char *err, size_t len);
 int audit_nl_set_enabled(int fd, uint32_t enabled, char *err, size_t len);
+/* The backlog limit alone (tracetax rate's steps); the saved state puts it back. */
+int audit_nl_set_backlog(int fd, uint32_t limit, char *err, size_t len);
 
 /*
  * The rules loaded now: @ours those whose key is @key (NULL: any key of
@@ -130,5 +132,12 @@ int audit_cleanup_stale(int *removed, owner_kept_fn kept);
 
 /* CPU time of every thread of @pid (schedstat), ns; 0 when gone. */
 uint64_t audit_task_cpu_ns(pid_t pid);
+/*
+ * The kernel thread that sends the audit records to the registered auditd
+ * (kauditd, started at boot by audit_init): a process whose comm is
+ * "kauditd" and whose flags have PF_KTHREAD. 0 when there is none (a
+ * kernel without audit, or a /proc that hides it).
+ */
+pid_t audit_kauditd_pid(void);
 
 #endif

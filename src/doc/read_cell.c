@@ -28,6 +28,7 @@ static int read_run(struct rd *x, json_t *o, struct rep *r, int threads)
 	double mhz[2];
 	int ret;
 
+	r->kernel_consumer_ns = NAN;
 	if (!json_is_object(o))
 		return rd_fail(x, "want an object, not %s", rd_type(o));
 	ret = rd_num(x, o, "baseline_ns_per_op", 0, F_NULL, &r->base_ns_per_op) ||
@@ -39,6 +40,9 @@ static int read_run(struct rd *x, json_t *o, struct rep *r, int threads)
 	      rd_int(x, o, "lost", 0, INT64_MAX, 0, &r->lost) ||
 	      rd_int(x, o, "stops", 0, INT64_MAX, F_NULL, &r->stops) ||
 	      rd_num(x, o, "consumer_ns", 0, F_NULL, &r->consumer_ns) ||
+	      /* absent before kauditd's CPU was measured: not measured */
+	      (json_object_get(o, "kernel_consumer_ns") &&
+	       rd_num(x, o, "kernel_consumer_ns", 0, F_NULL, &r->kernel_consumer_ns)) ||
 	      rd_bool(x, o, "traced_first", &r->traced_first) ||
 	      rd_bool(x, o, "outlier", &r->outlier) ||
 	      /* before rounds (schema 3 as first written): every rep in round 0 */
@@ -216,6 +220,7 @@ static int read_figures(struct rd *x, json_t *o, struct cell *c, bool ok)
 	double cv;
 
 	c->between_share = NAN;
+	c->kernel_consumer_ns_per_event = NAN;
 	c->rounds = 0;
 	c->repeat95[0] = c->repeat95[1] = NAN;
 	ret = rd_summary(x, o, "baseline_ns_per_op", (size_t)c->nreps, f, &c->base, &have[0]) ||
@@ -225,6 +230,9 @@ static int read_figures(struct rd *x, json_t *o, struct cell *c, bool ok)
 	      rd_num(x, o, "baseline_cv", 0, F_NULL, &cv) ||
 	      rd_intv(x, o, "outliers", 0, c->nreps, &c->outliers) ||
 	      rd_num(x, o, "consumer_ns_per_event", 0, F_NULL, &c->consumer_ns_per_event) ||
+	      (json_object_get(o, "kernel_consumer_ns_per_event") &&
+	       rd_num(x, o, "kernel_consumer_ns_per_event", 0, F_NULL,
+		      &c->kernel_consumer_ns_per_event)) ||
 	      rd_pair(x, o, "slowdown_ci95", F_NULL, c->slowdown_ci95) ||
 	      rd_bool(x, o, "below_noise_floor", &c->below_floor) ||
 	      (json_object_get(o, "rounds") && rd_intv(x, o, "rounds", 0, c->nreps, &c->rounds)) ||

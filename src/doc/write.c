@@ -124,6 +124,7 @@ static json_t *run_json(const struct rep *r, int threads)
 
 	if (!o)
 		die("out of memory");
+	json_object_set_new(o, "kernel_consumer_ns", json_num(r->kernel_consumer_ns));
 	json_object_set_new(o, "startup_ms", json_num(r->startup_ms > 0 ? r->startup_ms : NAN));
 	json_object_set_new(o, "shutdown_ms", json_num(r->shutdown_ms > 0 ? r->shutdown_ms : NAN));
 	json_object_set_new(o, "round", json_integer(r->round));
@@ -147,6 +148,8 @@ static void cell_stats(json_t *o, const struct cell *c, bool repeat)
 	json_object_set_new(o, "baseline_cv", ok ? json_num(c->base_cv) : json_null());
 	json_object_set_new(o, "outliers", json_integer(ok ? c->outliers : 0));
 	json_object_set_new(o, "consumer_ns_per_event", ok ? json_num(c->consumer_ns_per_event) : json_null());
+	json_object_set_new(o, "kernel_consumer_ns_per_event",
+			    ok ? json_num(c->kernel_consumer_ns_per_event) : json_null());
 	json_object_set_new(o, "slowdown_ci95", ok ? pair(c->slowdown_ci95[0], c->slowdown_ci95[1])
 						  : json_null());
 	json_object_set_new(o, "below_noise_floor", json_boolean(ok && c->below_floor));

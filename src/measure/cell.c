@@ -102,6 +102,8 @@ static int run_once(struct cell_ctx *x, struct tracer *t, struct load_result *re
 	memset(hits, 0, sizeof(*hits));
 	hits->hits = -1;
 	hits->stops = -1;
+	hits->kernel_consumer_ns = NAN;
+	hits->waited = -1;
 	if (load_spawn(&lp, &s->spec, t)) {
 		snprintf(why, sizeof(why), "%s", lp.err);
 		goto out;
@@ -392,7 +394,8 @@ int cell_rep(struct cell_ctx *x, int i)
 	struct load_result base, tr;
 	struct tt_hits h;
 	struct vm_sample v0, v1, v2;
-	struct rep r = { .steal_ms = NAN, .mhz_min = NAN, .mhz_max = NAN };
+	struct rep r = { .steal_ms = NAN, .mhz_min = NAN, .mhz_max = NAN,
+			 .kernel_consumer_ns = NAN };
 	uint64_t t0 = now_ns();
 	int ret = -1;
 
@@ -422,6 +425,7 @@ int cell_rep(struct cell_ctx *x, int i)
 	r.lost = h.lost;
 	r.stops = h.stops;
 	r.consumer_ns = h.consumer_ns;
+	r.kernel_consumer_ns = h.kernel_consumer_ns;
 	r.startup_ms = h.startup_ms > 0 ? h.startup_ms : NAN;
 	r.shutdown_ms = h.shutdown_ms > 0 ? h.shutdown_ms : NAN;
 	ret = add_rep(x->c, &r);

@@ -14,7 +14,7 @@ static const char header[] =
 	"base_ns_per_op,traced_ns_per_op,overhead_ns_per_event,"
 	"overhead_ci95_lo_ns,overhead_ci95_hi_ns,overhead_median_ns,"
 	"slowdown,slowdown_ci95_lo,slowdown_ci95_hi,events,hits,lost,"
-	"consumer_ns_per_event,below_noise_floor,disturbed,note\n";
+	"consumer_ns_per_event,kernel_consumer_ns_per_event,below_noise_floor,disturbed,note\n";
 
 /* Quoted only when it must be: a comma, a quote, a line break, edge spaces. */
 static void text(FILE *f, const char *s, bool last)
@@ -75,6 +75,7 @@ static void row(FILE *f, const struct cell *c)
 	count(f, c->hits);
 	count(f, c->lost);
 	num(f, ok ? c->consumer_ns_per_event : nan);
+	num(f, ok ? c->kernel_consumer_ns_per_event : nan);
 	fprintf(f, "%s,%s,", ok && c->below_floor ? "true" : "false", c->disturbed ? "true" : "false");
 	text(f, c->note, true);
 }

@@ -18,11 +18,11 @@
 #define FIELD 96
 
 enum col { COL_TRACER, COL_WORKLOAD, COL_THREADS, COL_BASE, COL_TRACED, COL_OVERHEAD,
-	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, COL_PROG, COL_TOOL, NCOLS };
+	   COL_SLOWDOWN, COL_HITS, COL_LOST, COL_READER, COL_KREADER, COL_PROG, COL_TOOL, NCOLS };
 
 static const char *const col_head[NCOLS] = {
 	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
-	"slowdown", "hits/events", "lost", "tracer cpu", "prog ns", "start/exit ms",
+	"slowdown", "hits/events", "lost", "tracer cpu", "kernel cpu", "prog ns", "start/exit ms",
 };
 /* text columns align left, numbers right */
 static const bool col_left[NCOLS] = { true, true };
@@ -71,6 +71,11 @@ static void cell_fields(const struct cell *c, char f[NCOLS][FIELD])
 		format_ns(f[COL_READER], FIELD, c->consumer_ns_per_event);
 	else
 		snprintf(f[COL_READER], FIELD, "-");
+	/* the kernel thread that feeds that reader (kauditd): unknown is "-", never 0 */
+	if (isfinite(c->kernel_consumer_ns_per_event))
+		format_ns(f[COL_KREADER], FIELD, c->kernel_consumer_ns_per_event);
+	else
+		snprintf(f[COL_KREADER], FIELD, "-");
 	/* the BPF program's own time per run, from a pass with BPF stats on */
 	if (c->prog.measured)
 		format_ns(f[COL_PROG], FIELD, c->prog.ns_per_run);
@@ -88,6 +93,14 @@ static bool any_reader(const struct results *r)
 {
 	for (int i = 0; i < r->ncells; i++)
 		if (r->cells[i].status == CELL_OK && r->cells[i].consumer_ns_per_event > 0)
+			return true;
+	return false;
+}
+
+static bool any_kreader(const struct results *r)
+{
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].status == CELL_OK && r->cells[i].kernel_consumer_ns_per_event > 0)
 			return true;
 	return false;
 }
@@ -130,6 +143,7 @@ static void plan_layout(const struct results *r, struct layout *l)
 	l->show[COL_WORKLOAD] = varies(r, true);
 	l->show[COL_THREADS] = varies(r, false);
 	l->show[COL_READER] = any_reader(r);
+	l->show[COL_KREADER] = any_kreader(r);
 	l->show[COL_PROG] = any_prog(r);
 	l->show[COL_TOOL] = any_tool(r);
 	for (int i = 0; i < r->ncells; i++) {
@@ -352,21 +366,22 @@ static void print_unmeasured(FILE *out, const struct results *r, const struct la
 	}
 }
 
-static void print_footer(FILE *out, const struct style *st, bool reader, bool prog, bool tool,
-			 int rounds)
+static void print_footer(FILE *out, const struct style *st, bool reader, bool kreader, bool prog,
+			 bool tool, int rounds)
 {
 	fprintf(out, "%s"
 		"base, traced: ns per op of the hot loop, mean over reps; +ns/event: traced - base,\n"
 		"%s; slowdown: traced / base;\n"
 		"noise floor: the largest overhead the A/A cell (none) allows; hits/events: events the\n"
 		"tracer saw / events the workload made (n/a: the tracer cannot count); lost: seen but\n"
-		"dropped or overwritten%s%s%s%s\n",
+		"dropped or overwritten%s%s%s%s%s\n",
 		st->dim, rounds > 1 ?
 		"per event, mean [95% CI, Student's t over the cell's round means: it holds the\n"
 		"machine's drift between rounds]" :
 		"per event, mean [95% CI, Student's t over paired reps]",
 		reader ? "; tracer cpu: CPU ns per event of our reader,\n"
-		"supervisor or ptrace helper" : "", prog ? "; prog ns: the BPF program's own time per\n"
+		"supervisor or ptrace helper" : "", kreader ? "; kernel cpu: CPU ns per event of\n"
+		"the kernel thread that feeds it (audit: kauditd)" : "", prog ? "; prog ns: the BPF program's own time per\n"
 		"run (kernel BPF stats, median of 3 traced runs after the reps)" : "",
 		tool ? ";\nstart/exit ms: a tool's launch to attached, and the workload's end (or\n"
 		"detach) to the tool's exit, mean" : "", st->reset);
@@ -457,7 +472,7 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	}
 	if (measured) {
 		fputc('\n', out);
-		print_footer(out, st, l.show[COL_READER], l.show[COL_PROG], l.show[COL_TOOL],
+		print_footer(out, st, l.show[COL_READER], l.show[COL_KREADER], l.show[COL_PROG], l.show[COL_TOOL],
 			     r->opts.rounds);
 		print_repeat(out, r, st);
 		print_per_cpu(out, r, st);

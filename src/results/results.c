@@ -92,7 +92,7 @@ static double mean_known(const struct cell *c, size_t off)
 
 static void sum_totals(struct cell *c)
 {
-	double consumer = 0, steal = 0, wall = 0;
+	double consumer = 0, kconsumer = 0, steal = 0, wall = 0;
 	bool steal_known = false;
 
 	c->events = c->lost = 0;
@@ -106,6 +106,8 @@ static void sum_totals(struct cell *c)
 		c->hits = add_or_unknown(c->hits, r->hits);
 		c->stops = add_or_unknown(c->stops, r->stops);
 		consumer += r->consumer_ns;
+		/* NaN in any rep (not measured there) leaves the total unknown */
+		kconsumer += r->kernel_consumer_ns;
 		wall += r->wall_ms;
 		if (!isnan(r->steal_ms)) {
 			steal += r->steal_ms;
@@ -117,6 +119,8 @@ static void sum_totals(struct cell *c)
 	if (c->nreps == 0)
 		c->hits = c->stops = -1;
 	c->consumer_ns_per_event = c->events > 0 ? consumer / (double)c->events : 0;
+	c->kernel_consumer_ns_per_event = c->events > 0 && c->nreps > 0 ?
+		kconsumer / (double)c->events : NAN;
 	c->steal_pct = steal_known && wall > 0 ? 100 * steal / wall : NAN;
 	c->startup_ms = mean_known(c, offsetof(struct rep, startup_ms));
 	c->shutdown_ms = mean_known(c, offsetof(struct rep, shutdown_ms));

@@ -61,6 +61,8 @@ struct rep {
 	int64_t lost;
 	int64_t stops;            /* ptrace stops serviced; -1 if not ptrace */
 	double consumer_ns;       /* CPU time of our reader/supervisor thread */
+	double kernel_consumer_ns; /* the kernel thread feeding it (audit: kauditd); NaN: none
+	                             or not measurable */
 	double startup_ms;        /* a tool: launch to attached; NaN: not a tool */
 	double shutdown_ms;       /* a tool: detach (or the workload's exit) to its exit; NaN */
 	bool traced_first;        /* the order this rep ran in */
@@ -194,6 +196,9 @@ struct cell {
 	double base_cv;           /* coefficient of variation of the baseline */
 	int outliers;             /* reps flagged by MAD */
 	double consumer_ns_per_event; /* our reader's CPU per event, 0 if none */
+	double kernel_consumer_ns_per_event; /* the kernel thread's that feeds it (audit:
+	                                        kauditd), per event; NaN: none or not measured
+	                                        in every rep */
 	double startup_ms, shutdown_ms; /* a tool's, mean over the traced runs; NaN: none */
 	double steal_pct;         /* steal time, % of the reps' wall time; NaN: unknown */
 	double mhz_min, mhz_max;  /* over every rep; NaN: unknown */

@@ -30,6 +30,18 @@ struct tt_hits {
 	int64_t lost;        /* events it saw but lost (overwritten, dropped) */
 	int64_t stops;       /* ptrace: every stop it serviced; else -1 */
 	double consumer_ns;  /* CPU time of a reader/supervisor we run; 0 if none */
+	/*
+	 * CPU time of the kernel thread that hands the tracer's records to that
+	 * consumer (audit: kauditd) over the run; NaN: none, or not measurable
+	 * here (the tracer's note says why). Never 0 for "unknown".
+	 */
+	double kernel_consumer_ns;
+	/*
+	 * How long the kernel held the workload back on the tracer's full
+	 * buffer during the run, in the kernel's own unit (audit: jiffies of
+	 * backlog_wait_time_actual); -1: the tracer cannot tell.
+	 */
+	int64_t waited;
 	double startup_ms;   /* a tool: launch to attached; 0 if none */
 	double shutdown_ms;  /* a tool: detach (or the workload's exit) to its exit; 0 if none */
 };
@@ -168,6 +180,11 @@ struct tracer {
 	const char *tool_ready;      /* --ready, --hits: EREs for cmd: tracers; NULL: none */
 	const char *tool_hits;
 	const char *audit_rules;     /* --audit-rules FILE for audit:rules; NULL: none */
+	/*
+	 * tracetax rate: the kernel buffer's size in events for the next run,
+	 * where the tracer sets one (audit's backlog limit); 0: its own.
+	 */
+	int64_t buffer_events;
 	void *priv;
 	char err[TT_REASON_MAX];     /* why the last call failed or skipped */
 	/*

@@ -7,50 +7,7 @@
 #
 # Runs last (tests/run.sh): once audit has been on, every process forked
 # afterwards keeps the syscall audit slow path until reboot.
-. "$(dirname "$0")/lib.sh"
-need_root
-command -v auditctl >/dev/null && command -v auditd >/dev/null ||
-	skip "needs auditd (Debian: auditd)"
-status=$(auditctl -s) || skip "auditctl -s fails here: $status"
-pid=$(echo "$status" | sed -n 's/^pid //p')
-# The box's own audit is never touched: its auditd is not stopped for a test.
-[ "${pid:-0}" = 0 ] || skip "an auditd (pid $pid) is registered: the audit cells skip by design, and this test leaves the box's auditd alone"
-echo "$status" | grep -qx 'enabled 2' && skip "audit is immutable (-e 2) until reboot"
-[ "$(auditctl -l)" = "No rules" ] || skip "the box has audit rules loaded: the audit cells skip by design"
-
-# The state: all but the counters (lost, backlog, backlog_wait_time_actual).
-state() {
-	auditctl -s | grep -E '^(enabled|failure|pid|rate_limit|backlog_limit|backlog_wait_time|loginuid_immutable) '
-	auditctl -l
-}
-BEFORE=$(state)
-RULES=/usr/share/doc/auditd/examples/rules
-STIG=$RULES/30-stig.rules
-[ -r "$STIG" ] || skip "no '$STIG' (Debian's auditd ships it)"
-
-# A run that went through: 0, or 3 when another engineer's tracing disturbed it.
-ran() { [ "$1" = 0 ] || [ "$1" = 3 ]; }
-
-same_state() {  # same_state WHAT: the state is BEFORE's, no auditd or state file of ours left
-	local now
-	now=$(state)
-	[ "$now" = "$BEFORE" ] || fail "$1: audit state changed:$(diff <(echo "$BEFORE") <(echo "$now"))"
-	pgrep -a -x auditd | grep -q 'tt-tool-' && fail "$1: auditd left: $(pgrep -a -x auditd)"
-	ls /run/tracetax-audit-*.state 2>/dev/null | while read -r f; do
-		p=${f#/run/tracetax-audit-}; p=${p%.state}
-		kill -0 "$p" 2>/dev/null || fail "$1: saved state left: $f"
-	done || exit 1
-	# assert_clean's other checks are tracefs' and BPF's, which audit cells do not
-	# touch (and which other tracetax runs on a shared machine race with)
-	left=$(tool_dead $(ls "${TMPDIR:-/tmp}" | grep '^tt-tool-'))
-	[ -z "$left" ] || fail "$1: tool directory left: $left"
-	for p in $(pgrep -x tracetax; pgrep -x tracetax-load); do
-		case $(readlink /proc/"$p"/exe) in "$(readlink -f "$B")"/*)
-			fail "$1: process left: $(ps -o pid,args -p "$p" | tail -1)" ;;
-		esac
-	done
-	echo "$1: audit state as before"
-}
+. "$(dirname "$0")/audit_lib.sh"
 
 # Never in the default plan, '*', 'all' or @mechanisms; 'audit:*' names them.
 for t in '' '*' 'all' '@mechanisms' '@tools'; do
@@ -138,8 +95,22 @@ for c in d["cells"]:
                 bad.append("%s run %d: hits %s != events %s" % (name, i, r["hits"], r["events"]))
             if not r["consumer_ns"] > 0:
                 bad.append("%s run %d: no auditd CPU time (consumer_ns %s)" % (name, i, r["consumer_ns"]))
+            # kauditd sends every record to auditd: its CPU, apart from auditd's
+            if not (r.get("kernel_consumer_ns") or 0) > 0:
+                bad.append("%s run %d: no kauditd CPU time (kernel_consumer_ns %s)"
+                           % (name, i, r.get("kernel_consumer_ns")))
         elif c["tracer"].startswith("audit:") and r["hits"] is not None:
             bad.append("%s claims %s hits, but records nothing" % (name, r["hits"]))
+        elif r.get("kernel_consumer_ns") is not None:
+            # no records, no kauditd work to claim; and never a 0 for "not measured"
+            bad.append("%s run %d: kernel_consumer_ns %s without a consumer"
+                       % (name, i, r["kernel_consumer_ns"]))
+    if c["tracer"].startswith("audit:rule/"):
+        k, a = c.get("kernel_consumer_ns_per_event"), c["consumer_ns_per_event"]
+        if not (k or 0) > 0:
+            bad.append("%s: kernel_consumer_ns_per_event %s" % (name, k))
+        else:
+            print("%s: auditd %.0f ns, kauditd %.0f ns a record" % (name, a, k))
     if "residue" in (c.get("note") or ""):
         bad.append("%s: the run's residue repeated in a cell's note: %r" % (name, c.get("note")))
 res = d.get("audit_residue")

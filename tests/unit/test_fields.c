@@ -311,6 +311,7 @@ static const struct column csv_columns[] = {
 	{ "slowdown_ci95_hi", "cells[].slowdown_ci95" },
 	{ "events", "cells[].events" }, { "hits", "cells[].hits" }, { "lost", "cells[].lost" },
 	{ "consumer_ns_per_event", "cells[].consumer_ns_per_event" },
+	{ "kernel_consumer_ns_per_event", "cells[].kernel_consumer_ns_per_event" },
 	{ "below_noise_floor", "cells[].below_noise_floor" },
 	{ "disturbed", "cells[].disturbed" }, { "note", "cells[].note" },
 	{ NULL, NULL },

@@ -14,6 +14,12 @@
  *                  them, each with our key; hits: the records they made for
  *                  the load, in our auditd's log
  *
+ * Where an auditd of ours consumes, two threads do the work the workload
+ * does not: auditd (consumer_ns) and the kernel thread kauditd, which takes
+ * each record off the backlog and sends it to auditd's socket
+ * (kernel_consumer_ns). Both are read from schedstat over each traced run,
+ * until its last record is in the log.
+ *
  * The box's audit state is the user's (base/audit_nl.h). setup() saves it
  * (into the working directory too, for `tracetax cleanup` after a
  * SIGKILL), teardown() restores it: our auditd stopped, our rules deleted
@@ -73,6 +79,8 @@ struct audit_priv {
 	int rule_on;
 	struct audit_state st0;
 	uint64_t auditd_cpu0;
+	pid_t kauditd;          /* the kernel's kauditd thread; 0: not found */
+	uint64_t kauditd_cpu0;
 	off_t log_off;
 	unsigned seq;
 };
@@ -341,6 +349,8 @@ static int audit_setup(struct tracer *t)
 	if (p->mode == AM_RULE || p->mode == AM_RULES) {
 		if ((rc = start_auditd(t, p)))
 			return rc;
+		if (!(p->kauditd = audit_kauditd_pid()))
+			tracer_note(t, "kauditd's CPU not measured: no kauditd kernel thread in /proc");
 	}
 	enabled_by_us = 1;
 	if (audit_nl_set_state(p->fd, &set, t->err, sizeof(t->err)))
@@ -392,8 +402,13 @@ static int audit_start(struct tracer *t, pid_t pid)
 			return TT_FAIL;
 		p->rule_on = 1;
 	}
+	/* tracetax rate sizes the backlog to each step; teardown puts the box's back */
+	if (t->buffer_events > 0 && audit_nl_set_backlog(p->fd, (uint32_t)t->buffer_events, t->err,
+							 sizeof(t->err)))
+		return TT_FAIL;
 	p->log_off = p->auditd && !stat(p->log, &sb) ? sb.st_size : 0;
 	p->auditd_cpu0 = p->auditd ? audit_task_cpu_ns(p->auditd) : 0;
+	p->kauditd_cpu0 = p->kauditd ? audit_task_cpu_ns(p->kauditd) : 0;
 	if (audit_nl_status(p->fd, &p->st0, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	return TT_OK;
@@ -466,10 +481,20 @@ static int audit_stop(struct tracer *t, struct tt_hits *out)
 		if (out->hits < 0)
 			return TT_FAIL;
 		out->consumer_ns = (double)(audit_task_cpu_ns(p->auditd) - p->auditd_cpu0);
+		if (p->kauditd) {
+			uint64_t k1 = audit_task_cpu_ns(p->kauditd);
+
+			/* 0: the thread is gone (its schedstat unreadable): not measured */
+			if (k1 && p->kauditd_cpu0)
+				out->kernel_consumer_ns = (double)(k1 - p->kauditd_cpu0);
+			else
+				tracer_note(t, "kauditd's CPU not measured: its schedstat could not be read");
+		}
 	}
 	if (audit_nl_status(p->fd, &st, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	out->lost = (int64_t)(st.lost - p->st0.lost);
+	out->waited = (int64_t)(st.backlog_wait_time_actual - p->st0.backlog_wait_time_actual);
 	if (st.backlog_wait_time_actual != p->st0.backlog_wait_time_actual)
 		tracer_note(t, "the workload waited on a full audit backlog (backlog_wait_time_actual "
 			    "+%u)", st.backlog_wait_time_actual - p->st0.backlog_wait_time_actual);
