@@ -27,7 +27,7 @@ _tracetax()
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in -*) ;; *) cmd=${words[i]}; break ;; esac
 	done
-	local commands="run budget list clocks pair cleanup history show compare export import report experiment"
+	local commands="run budget list clocks pair rate cleanup history show compare export import report experiment"
 	if [[ -z $cmd ]]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -75,6 +75,8 @@ _tracetax()
 		[[ $prev == --names ]] && { COMPREPLY=($(compgen -W "tracers workloads" -- "$cur")); return; } ;;
 	clocks) opts="--json --reads --help" ;;
 	pair) opts="--workload --pair --storage --threads --clock --iterations --json --quiet --help" ;;
+	rate) opts="--tracers --workload --rates --step-ms --backlog --records --all --quiet --wait
+		--no-wait --help" ;;
 	cleanup) opts="--help" ;;
 	history) opts="--workload --tracer --by --kernel --limit --store --help" ;;
 	show) opts="--store --color --help" ;;

@@ -21,6 +21,8 @@ static const char usage_main[] =
 	"  clocks     every clock: cost per read, resolution, vDSO, monotonic\n"
 	"  pair       the delay between two BPF probes that fire back to back, per\n"
 	"             place the start is stored and per thread count\n"
+	"  rate       the highest event rate a tracer's consumer keeps up with\n"
+	"             (default: auditd's flush modes), its CPU per event\n"
 	"  cleanup    remove tracing state left by a tracetax that was killed\n"
 	"  history    the runs in the results store (every run records there)\n"
 	"  show       a stored run's table again, or a results document's\n"
@@ -41,7 +43,8 @@ static const struct { const char *name; int (*fn)(int argc, char **argv); } cmds
 	{ "run", cmd_run }, { "list", cmd_list }, { "cleanup", cmd_cleanup },
 	{ "history", cmd_history }, { "show", cmd_show }, { "compare", cmd_compare },
 	{ "export", cmd_export }, { "import", cmd_import }, { "report", cmd_report },
-	{ "clocks", cmd_clocks }, { "pair", cmd_pair }, { "experiment", cmd_experiment },
+	{ "clocks", cmd_clocks }, { "pair", cmd_pair }, { "rate", cmd_rate },
+	{ "experiment", cmd_experiment },
 	{ "budget", cmd_budget },
 };
 

@@ -16,6 +16,7 @@ int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_clocks(int argc, char **argv);
 int cmd_pair(int argc, char **argv);
+int cmd_rate(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_show(int argc, char **argv);

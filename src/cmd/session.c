@@ -26,6 +26,7 @@
 #include "vm/vm.h"
 #include "output/export.h"
 #include "output/pair.h"
+#include "output/rate.h"
 #include "output/plan.h"
 #include "output/table.h"
 #include "store/session.h"
@@ -362,6 +363,31 @@ int pair_measure(const struct pair_args *a, pair_hook hook, void *arg)
 			hook(r, arg);
 	}
 	pair_release(r);
+	free(r);
+	return ret;
+}
+
+int rate_measure(const struct rate_args *a)
+{
+	struct rate_results *r = malloc(sizeof(*r));
+	int ret, removed = 0;
+
+	if (!r)
+		die("out of memory");
+	if (a->wait_s == LOCK_NOWAIT)	/* before the signal thread: see run_measure */
+		cmd_take_lock(LOCK_NOWAIT);
+	cmd_signals_once();
+	if (a->wait_s != LOCK_NOWAIT)
+		cmd_take_lock(a->wait_s);
+	/* what a killed tracetax left (its audit state) is put back before we look */
+	tracers_cleanup_stale(&removed, NULL, NULL);
+	if (removed)
+		warning("removed %d tool directory(ies) left by a killed tracetax", removed);
+	ret = rate_run(a, cmd_find_load(), r, a->quiet ? NULL : stderr);
+	if (ret >= 128)
+		error("interrupted by signal %d: tracing torn down, no results written", ret - 128);
+	else
+		output_rate_table(r, stdout);
 	free(r);
 	return ret;
 }

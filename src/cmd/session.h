@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "measure/pair.h"
+#include "measure/rate.h"
 #include "results/results.h"
 
 typedef void (*run_hook)(struct results *r, void *arg);
@@ -17,5 +18,7 @@ typedef void (*pair_hook)(const struct pair_results *r, void *arg);
 int run_measure(const struct run_args *a, run_hook hook, void *arg);
 /* The same for `tracetax pair`. */
 int pair_measure(const struct pair_args *a, pair_hook hook, void *arg);
+/* The same for `tracetax rate`. */
+int rate_measure(const struct rate_args *a);
 
 #endif

@@ -46,6 +46,7 @@ static loop_fn loop;
 static int inline_mode;   /* TRACETAX_INLINE=1: the inline tracer */
 static int latency;       /* --latency: every op timed */
 static uint64_t iterations = 1000000, warmup;
+static uint64_t rate;     /* --rate: ops per second per thread, paced; 0: flat out */
 static int nthreads = 1;
 static pthread_barrier_t start_line;
 
@@ -74,6 +75,37 @@ static uint64_t tsc(void)
 #endif
 }
 
+/*
+ * --rate: @n ops at @rate a second, in bursts of what is due every
+ * millisecond, the thread asleep between them: a consumer measured at a
+ * rate (tracetax rate) needs the CPU a spinning load would take. A burst
+ * is at most rate/1000 ops (200 at 200k/s), far under any buffer; a load
+ * held back (a consumer's full backlog) catches up at once, so the rate
+ * it reaches is what the run's time says.
+ */
+static uint64_t loop_paced(uint64_t n)
+{
+	const uint64_t tick = 1000000;
+	uint64_t t0 = mono_ns(), done = 0, bad = 0;
+
+	while (done < n) {
+		uint64_t el = mono_ns() - t0, due = (uint64_t)((double)el * (double)rate / 1e9) + 1;
+		uint64_t wake = t0 + (el / tick + 1) * tick;
+		struct timespec ts = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
+
+		if (due > n)
+			due = n;
+		if (due > done) {
+			bad += loop(due - done);
+			done = due;
+		}
+		if (done < n)
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
+	}
+	return bad;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -97,7 +129,7 @@ static void *worker_main(void *arg)
 	pthread_barrier_wait(&start_line);
 	t0 = mono_ns();
 	c0 = tsc();
-	w->bad += loop(iterations);
+	w->bad += rate ? loop_paced(iterations) : loop(iterations);
 	w->cycles = tsc() - c0;
 	w->ns = mono_ns() - t0;
 	w->records = inline_mode ? inline_thread_records() : 0;
@@ -263,6 +295,7 @@ static const struct option load_opts_long[] = {
 	{ "tsc-hz", required_argument, NULL, 'H' },
 	{ "msg-size", required_argument, NULL, 'm' },
 	{ "cpu-offset", required_argument, NULL, 'o' },
+	{ "rate", required_argument, NULL, 'R' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -289,6 +322,7 @@ static void parse_args(int argc, char **argv, struct load_opts *o)
 		case 'L': latency = 1; break;
 		case 'H': o->tsc_hz = parse_u64(optarg, "tsc-hz"); break;
 		case 'o': o->off = (int)(parse_u64(optarg, "cpu offset") % 1024); break;
+		case 'R': rate = parse_u64(optarg, "rate"); break;
 		case 'm':
 			tcp_msg_size = (uint32_t)parse_u64(optarg, "msg size");
 			if (tcp_msg_size < 1 || tcp_msg_size > TCP_MSG_MAX)

@@ -104,6 +104,11 @@ static char **load_argv(const struct load_spec *spec, char *const *wrap, char nu
 		argv[ac++] = "--cpu-offset";
 		argv[ac++] = num[7];
 	}
+	if (spec->rate) {
+		snprintf(num[8], 32, "%lld", (long long)spec->rate);
+		argv[ac++] = "--rate";
+		argv[ac++] = num[8];
+	}
 	if (spec->latency) {
 		argv[ac++] = "--latency";
 		if (spec->tsc_hz) {
@@ -125,7 +130,7 @@ static int tracer_prep(void *t)
 int load_spawn(struct load_proc *lp, const struct load_spec *spec, struct tracer *t)
 {
 	int sp[2] = { -1, -1 }, rp[2] = { -1, -1 }, out = -1;
-	char num[8][32], **argv;
+	char num[9][32], **argv;
 	struct spawn sw = { .fd = { SPAWN_INHERIT, SPAWN_INHERIT, SPAWN_INHERIT } };
 	char *const *wrap;
 

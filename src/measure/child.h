@@ -19,6 +19,7 @@ struct load_spec {
 	uint64_t tsc_hz;          /* the TSC rate the runner calibrated; 0: unknown */
 	int msg_size;             /* --msg-size of the tcp workloads; 0: the load's default */
 	int cpu_offset;           /* thread i on the (i + this)-th allowed CPU (--placement) */
+	int64_t rate;             /* ops a second per thread, paced (tracetax rate); 0: flat out */
 	char *const *cmd;         /* cmd: workload: the command's words; NULL: a loop */
 	const char *cmd_path;     /* its program, found in PATH (argv[0] stays as given) */
 	const char *cmd_out;      /* its stdout and stderr go to this file */

@@ -12,6 +12,11 @@ bad() {
 }
 
 bad "is not a tracetax command" frob
+bad "rates must rise: '3' after 5" rate -r 5,3
+bad "invalid rate 'x'" rate -r x
+bad "unknown tracer 'nosuch'" rate -t nosuch
+bad "has no variants to expand" rate -t 'none/*'
+bad "invalid --backlog '0'" rate --backlog 0
 bad "unknown workload 'nope'" run -w nope --json "$TMP/r.json"
 bad "unknown tracer 'bpf:nope'" run -t bpf:nope
 bad "invalid --reps '0'" run --reps 0
