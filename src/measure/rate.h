@@ -31,8 +31,12 @@
 #define RATE_MAX_TRACERS 16
 #define RATE_BACKLOGS 3
 #define RATE_STEP_MS_DEFAULT 1000
-/* The fewest events a step: a buffer of 20 */
-#define RATE_RECORDS_MIN (RATE_BACKLOGS * 20)
+/*
+ * The fewest events a step: a buffer of 64, the kernel's default backlog.
+ * A smaller one fills on any pause of the consumer (a busy box's
+ * scheduling), which says nothing of the rate it sustains.
+ */
+#define RATE_RECORDS_MIN (RATE_BACKLOGS * 64)
 
 struct rate_args {
 	const char *workload;
