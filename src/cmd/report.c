@@ -36,7 +36,6 @@ static int add_budget(int64_t id, const char *doc, size_t len, void *arg)
 	char err[256];
 
 	if (doc_read_budget(doc, len, &w->b[w->n], err, sizeof(err))) {
-		doc_budget_brief_release(&w->b[w->n]);
 		warning("budget %lld in the store: %s: left out", (long long)id, err);
 		return 0;
 	}

@@ -320,6 +320,8 @@ int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *
 	ret = 0;
 out:
 	json_decref(d);
+	if (ret)	/* what was read before the fault: the caller has nothing to free */
+		doc_budget_brief_release(b);
 	return ret;
 }
 

@@ -29,7 +29,10 @@ struct budget_brief {
 	} *k;                     /* every check */
 };
 
-/* 0, or -1 with one line in @err naming what is wrong; release @b either way. */
+/*
+ * 0, and @b to release; or -1 with one line in @err naming what is wrong,
+ * and nothing in @b to release (what was read before the fault is freed).
+ */
 int doc_read_budget(const char *text, size_t len, struct budget_brief *b, char *err,
 		    size_t errlen);
 void doc_budget_brief_release(struct budget_brief *b);

@@ -52,4 +52,33 @@ for doc in "$TMP/missing.json" "$TMP"; do
 	"$TT" show "$doc" >/dev/null 2>"$TMP/err"; rc=$?
 	[ "$rc" = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] || fail "show '$doc': exit $rc: $(cat "$TMP/err")"
 done
+# Broken budget documents in a store: report leaves each out with one
+# warning, and what it read of them before the break is freed (make asan:
+# add_budget leaked a rejected brief's arrays; an attached document's were
+# allocated before its owners were checked).
+"$TT" import "$GOOD" --store "$TMP/b.db" >/dev/null 2>&1 || fail "import into a new store exited $?"
+python3 - "$TMP/b.db" <<'PY' || fail "cannot plant the budget documents"
+import json, sqlite3, sys
+env = {"started": "2026-01-31T23:59:59Z", "hostname": "box"}
+attached = {"kind": "attached", "environment": env, "seconds": 1.0,
+            "total": {"share_pct": 1.0, "bpftop_share_pct": 0.5, "share_ci95": [0.5, 1.5]},
+            "owners": [{"comm": "bpftrace", "per_s": 10.0, "share_pct": 1.0,
+                        "bpftop_share_pct": 0.5, "pid": 42}, {"comm": "broken"}]}
+budget = {"kind": "budget", "environment": env,
+          "rates": {"scope": "the box", "seconds": 1.0, "per_s": 10.0},
+          "tracers": [{"tracer": "bpf:tp/count", "verdict": "would cost 1%"}],
+          "checks": [{"tracer": "bpf:tp/count"}]}
+db = sqlite3.connect(sys.argv[1])
+# as store/history.c makes it at the first budget recorded
+db.execute("CREATE TABLE IF NOT EXISTS budgets (id INTEGER PRIMARY KEY, recorded TEXT NOT NULL, "
+           "document TEXT NOT NULL)")
+for d in (attached, budget):
+    db.execute("INSERT INTO budgets (recorded, document) VALUES (?, ?)", (env["started"], json.dumps(d)))
+db.commit()
+PY
+"$TT" report "$GOOD" --store "$TMP/b.db" -o "$TMP/b.html" 2>"$TMP/err" ||
+	fail "report with broken budgets in the store exited $?: $(cat "$TMP/err")"
+[ "$(grep -c "^tracetax: warning: budget [0-9]* in the store: .*: left out$" "$TMP/err")" = 2 ] ||
+	fail "report: want each broken budget left out with a warning: $(cat "$TMP/err")"
+
 echo "$n broken documents refused by show, compare, export and import"
