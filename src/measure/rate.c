@@ -18,6 +18,8 @@
 
 const char *const rate_verdict_names[] = { "kept", "lost", "wait", "slow", "missed", "failed" };
 
+/* The warm-up step's rate, events a second (or the first step's, when higher). */
+#define RATE_WARMUP 1000
 /* A load that reaches less than this share of the asked rate did not make it. */
 #define RATE_REACHED_MIN 0.9
 
@@ -122,7 +124,16 @@ static int rate_climb(const struct rate_args *a, const char *load_path, struct r
 	if (rc == TT_OK && cell_setup(&x))
 		rc = c->status == CELL_SKIPPED ? TT_SKIP : TT_FAIL;
 	else if (rc == TT_OK) {
-		for (int i = 0; i < a->nrates && !signals_interrupted(); i++) {
+		struct rate_step warm;
+
+		/*
+		 * A warm-up step, not reported: the first records after the
+		 * consumer started (auditd's first writes) pause it for longer
+		 * than a small buffer holds, which is its start, not its rate.
+		 */
+		if (rate_step(a, &x, a->rates[0] > RATE_WARMUP ? a->rates[0] : RATE_WARMUP, &warm))
+			rc = TT_FAIL;
+		for (int i = 0; rc == TT_OK && i < a->nrates && !signals_interrupted(); i++) {
 			struct rate_step *s = &rt->steps[rt->nsteps++];
 
 			if (rate_step(a, &x, a->rates[i], s)) {
