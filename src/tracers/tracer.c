@@ -48,6 +48,28 @@ void tracer_note(struct tracer *t, const char *fmt, ...)
 	snprintf(t->note + len, sizeof(t->note) - len, "%s%s", len ? "; " : "", text);
 }
 
+void tracer_note_set(struct tracer *t, const char *prefix, const char *fmt, ...)
+{
+	char text[TT_REASON_MAX], rest[TT_REASON_MAX] = "";
+	char *at = t->note, *end;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	/* a part begins the note or follows "; " */
+	while ((at = strstr(at, prefix)) && at != t->note && strncmp(at - 2, "; ", 2))
+		at++;
+	if (!at) {
+		tracer_note(t, "%s", text);
+		return;
+	}
+	end = strstr(at, "; ");
+	if (end)
+		snprintf(rest, sizeof(rest), "%s", end);
+	snprintf(at, sizeof(t->note) - (size_t)(at - t->note), "%s%s", text, rest);
+}
+
 const struct tracer_ops *tracer_ops_with_arg(const char *full)
 {
 	for (int i = 0; tracer_table[i]; i++) {

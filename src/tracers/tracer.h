@@ -194,6 +194,12 @@ struct tracer {
 	 */
 	char note[TT_REASON_MAX];
 	/*
+	 * Runs whose load a full kernel buffer held back (audit's backlog
+	 * wait), of the runs stopped, and the kernel's count of it (jiffies):
+	 * summed over the cell's visits so that its note says it once.
+	 */
+	int64_t held_runs, held_of, held_total;
+	/*
 	 * After the reps, the step under way ("latency", "stats-pass",
 	 * "stats-cost"); NULL during them. Only for TRACETAX_FAULT's
 	 * "stop-in-<phase>": a failure there must not cost the reps' figures.
@@ -215,6 +221,13 @@ int tracer_error(struct tracer *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int tracer_skip(struct tracer *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Sets the part of t->note that begins with @prefix to the formatted text
+ * (which should begin with @prefix): in place where there is one, added
+ * at the end otherwise. For a figure that grows over the cell's runs.
+ */
+void tracer_note_set(struct tracer *t, const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Adds "; "-separated to t->note (once: a repeated text is not added twice). */
 void tracer_note(struct tracer *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

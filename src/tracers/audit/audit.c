@@ -509,9 +509,16 @@ static int audit_stop(struct tracer *t, struct tt_hits *out)
 		return TT_FAIL;
 	out->lost = (int64_t)(st.lost - p->st0.lost);
 	out->waited = (int64_t)(st.backlog_wait_time_actual - p->st0.backlog_wait_time_actual);
-	if (st.backlog_wait_time_actual != p->st0.backlog_wait_time_actual)
-		tracer_note(t, "the workload waited on a full audit backlog (backlog_wait_time_actual "
-			    "+%u)", st.backlog_wait_time_actual - p->st0.backlog_wait_time_actual);
+	t->held_of++;
+	if (out->waited > 0) {
+		t->held_runs++;
+		t->held_total += out->waited;
+	}
+	if (t->held_runs)
+		tracer_note_set(t, "the workload waited on a full audit backlog",
+				"the workload waited on a full audit backlog in %lld of the %lld runs it traced "
+				"(backlog_wait_time_actual +%lld)", (long long)t->held_runs,
+				(long long)t->held_of, (long long)t->held_total);
 	return ret;
 }
 
