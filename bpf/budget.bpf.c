@@ -9,8 +9,12 @@
  * Pids are those of budget's pid namespace (bpf_get_ns_current_pid_tgid):
  * in a container, --pid and budget's own pid are the container's, while
  * bpf_get_current_pid_tgid() gives the init namespace's.
+ * For `budget -t audit:rules` (by_auid) it also counts by login uid and
+ * syscall number: the audit rules' auid filters are decided on the auid
+ * each call was made with, that of processes long gone too.
  */
 #include "types.bpf.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "budget_bpf.h"
@@ -27,6 +31,56 @@ const volatile __u32 filter_level = 0;    /* the cgroup's depth under the root *
 const volatile __s32 filter_nr = -1;      /* -1: every syscall */
 const volatile __u64 ns_dev = 0;          /* budget's pid namespace (/proc/self/ns/pid) */
 const volatile __u64 ns_ino = 0;          /* 0: unknown, the init namespace's pids */
+const volatile __u32 by_auid = 0;         /* 1: count auid_nr too (audit:rules) */
+
+/*
+ * The task's login uid (kuid_t, CONFIG_AUDIT) read by CO-RE: no vmlinux.h
+ * here, so the two types are spelled locally; libbpf finds the field's
+ * offset in the kernel's BTF ("___tt" is dropped when matching names).
+ */
+struct kuid___tt { __u32 val; };
+struct task_struct___tt { struct kuid___tt loginuid; } __attribute__((preserve_access_index));
+
+/* (auid, syscall number) -> calls; full: counted in auid_unnamed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BUDGET_AUID_NR);
+	__type(key, struct auid_nr);
+	__type(value, __u64);
+} auid_nr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} auid_unnamed SEC(".maps");
+
+static void count_auid(__u32 nr)
+{
+	struct task_struct___tt *t = (void *)bpf_get_current_task();
+	struct auid_nr k = { .auid = BUDGET_AUID_UNKNOWN, .nr = nr };
+	__u64 one = 1, *v;
+	__u32 zero = 0;
+
+	if (bpf_core_field_exists(t->loginuid))
+		k.auid = BPF_CORE_READ(t, loginuid.val);
+	v = bpf_map_lookup_elem(&auid_nr, &k);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	if (!bpf_map_update_elem(&auid_nr, &k, &one, BPF_NOEXIST))
+		return;
+	v = bpf_map_lookup_elem(&auid_nr, &k);	/* another CPU made it first */
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	v = bpf_map_lookup_elem(&auid_unnamed, &zero);
+	if (v)
+		*v += 1;
+}
 
 /* Per CPU: the count of each syscall number; BUDGET_NR_MAX-1 holds the rest. */
 struct {
@@ -81,6 +135,8 @@ int tt_budget(struct bpf_raw_tracepoint_args *ctx)
 	v = bpf_map_lookup_elem(&nr_count, &key);
 	if (v)
 		*v += 1;
+	if (by_auid)
+		count_auid(key);
 	p = bpf_map_lookup_elem(&proc_count, &tgid);
 	if (!p) {
 		struct proc_count init = { 0 };

@@ -19,4 +19,13 @@ struct proc_count {
 	char comm[16];
 };
 
+/* audit:rules' count: by login uid and syscall number (bpf/budget.bpf.c) */
+#define BUDGET_AUID_NR 16384
+#define BUDGET_AUID_UNKNOWN 0xfffffffeu  /* a kernel without loginuid (no CONFIG_AUDIT) */
+
+struct auid_nr {
+	__u32 auid;               /* 4294967295: unset */
+	__u32 nr;                 /* BUDGET_NR_MAX-1 holds the rest, as nr_count */
+};
+
 #endif

@@ -68,7 +68,7 @@ _tracetax()
 	local opts
 	case $cmd in
 	run) opts=$run_opts ;;
-	budget) opts="--tracer --for --pid --cgroup --target --measure --max-age --workload --reps
+	budget) opts="--tracer --for --pid --cgroup --target --audit-rules --measure --max-age --workload --reps
 		--run-ms --json --store --no-store --wait --no-wait --quiet --attached
 		--prometheus-textfile --help" ;;
 	list) opts="--json --names --help"

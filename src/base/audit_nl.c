@@ -480,12 +480,16 @@ static int parse_line(char *line, const char *path, int lineno, const char *key,
 	{
 		struct audit_rule_data **v = realloc(rs->rules, sizeof(*v) * (size_t)(rs->n + 1));
 		int *l = v ? realloc(rs->line, sizeof(*l) * (size_t)(rs->n + 1)) : NULL;
+		struct audit_rule_sum *sm = l ? realloc(rs->sum, sizeof(*sm) * (size_t)(rs->n + 1)) : NULL;
 
 		if (v)
 			rs->rules = v;
-		if (!l)
+		if (l)
+			rs->line = l;
+		if (!sm)
 			FAIL_AT("out of memory", path, lineno);
-		rs->line = l;
+		rs->sum = sm;
+		audit_rule_summarise(r, lineno, audit_detect_machine(), &rs->sum[rs->n]);
 		rs->line[rs->n] = lineno;
 		rs->rules[rs->n++] = r;
 	}
@@ -533,6 +537,7 @@ void audit_rules_free(struct audit_ruleset *rs)
 		audit_rule_free_data(rs->rules[i]);
 	free(rs->rules);
 	free(rs->line);
+	free(rs->sum);
 	free(rs->sys);
 	memset(rs, 0, sizeof(*rs));
 }

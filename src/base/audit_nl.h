@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/audit_sum.h"
 #include "base/owner.h"
 
 #define AUDIT_KEY_PREFIX "tracetax-"     /* + the pid of the tracetax that added the rule */
@@ -70,6 +71,7 @@ int audit_nl_mark(int fd, const char *text, char *err, size_t len);
 struct audit_ruleset {
 	struct audit_rule_data **rules;
 	int *line;                   /* each rule's line in the file */
+	struct audit_rule_sum *sum;  /* each rule as the budget sees it (audit_sum.h) */
 	int n;
 	int refused;                 /* rules the kernel refused for a path not here (audit_rules_add) */
 	int first_refused;           /* the line of the first */

@@ -17,6 +17,8 @@
 #include <time.h>
 
 #include "base/atomic_file.h"
+#include "base/audit_nl.h"
+#include "base/cmdline.h"
 #include "base/hostid.h"
 #include "base/lock.h"
 #include "base/signals.h"
@@ -26,6 +28,7 @@
 #include "cmd/session.h"
 #include "doc/budget.h"
 #include "doc/write.h"
+#include "load/syscalls.h"
 #include "load/workloads.h"
 #include "measure/env.h"
 #include "measure/rates.h"
@@ -45,6 +48,9 @@ static const char usage_budget[] =
 	"      --pid PID           only this process's events\n"
 	"      --cgroup PATH       only this cgroup's (v2, with its descendants)\n"
 	"      --target SYSCALL    only this syscall's events (and its cost)\n"
+	"      --audit-rules FILE  for -t audit:rules: the audit rule set whose loading\n"
+	"                          is predicted (auditctl -R's format; nothing is loaded\n"
+	"                          but to measure its costs with --measure)\n"
 	"      --measure           measure each tracer's cost now, not from the store\n"
 	"      --max-age HOURS     a stored cost this old or newer counts; default 168\n"
 	"  -w, --workload LIST     cmd:'COMMAND' workloads: predict each one's slowdown\n"
@@ -68,7 +74,8 @@ struct budget_args {
 	 * parser (argc of each: room for every one) */
 	const char **tracers, **workloads;
 	int ntracers, nworkloads;
-	const char *cgroup, *target, *json, *store;
+	const char *cgroup, *target, *json, *store, *audit_rules;
+	struct audit_ruleset rs;  /* --audit-rules FILE, parsed at once (a bad file: exit 2) */
 	int seconds, max_age_h, reps, run_ms, wait_s;
 	pid_t pid;
 	bool measure, no_store, quiet;
@@ -83,6 +90,7 @@ static void parse(int argc, char **argv, struct budget_args *a)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "cgroup", required_argument, NULL, 'g' },
 		{ "target", required_argument, NULL, 'T' },
+		{ "audit-rules", required_argument, NULL, 'A' },
 		{ "measure", no_argument, NULL, 'm' },
 		{ "max-age", required_argument, NULL, 'a' },
 		{ "reps", required_argument, NULL, 'r' },
@@ -118,6 +126,16 @@ static void parse(int argc, char **argv, struct budget_args *a)
 		case 'p': a->pid = cmd_num_arg(optarg, "--pid", 1, INT32_MAX); break;
 		case 'g': a->cgroup = optarg; break;
 		case 'T': a->target = optarg; break;
+		case 'A': {
+			char err[512];
+
+			if (a->audit_rules)
+				audit_rules_free(&a->rs);
+			if (audit_rules_parse(optarg, AUDIT_KEY_PREFIX "budget", &a->rs, err, sizeof(err)))
+				die_usage("%s", err);
+			a->audit_rules = optarg;
+			break;
+		}
 		case 'm': a->measure = true; break;
 		case 'a': a->max_age_h = cmd_num_arg(optarg, "--max-age", 0, 24 * 3650); break;
 		case 'r': a->reps = cmd_num_arg(optarg, "--reps", 2, 1000); break;
@@ -153,6 +171,22 @@ static void parse(int argc, char **argv, struct budget_args *a)
 		a->measure = true;
 }
 
+/* audit:rules' prediction, and the tracer whose cost is a record's */
+#define AUDIT_TRACER "audit:rules"
+#define AUDIT_RECORD_TRACER "audit:rule/async"
+
+/* Whether -t named @tracer itself (the items of each comma list). */
+static bool asked(const struct budget_args *a, const char *tracer)
+{
+	size_t n = strlen(tracer);
+
+	for (int i = 0; i < a->ntracers; i++)
+		for (const char *p = a->tracers[i]; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+			if (!strncmp(p, tracer, n) && (p[n] == ',' || !p[n]))
+				return true;
+	return false;
+}
+
 /*
  * The run's options as `tracetax run` takes them: its parser checks them.
  * @lead: a workload of the load before the user's -w (NULL: none); with
@@ -161,7 +195,7 @@ static void parse(int argc, char **argv, struct budget_args *a)
 static void run_args_for(const struct budget_args *a, const char *lead, struct run_args *r)
 {
 	char reps[16], ms[16], err[512];
-	const char **argv = calloc((size_t)(24 + 2 * (a->ntracers + a->nworkloads)), sizeof(*argv));
+	const char **argv = calloc((size_t)(28 + 2 * (a->ntracers + a->nworkloads)), sizeof(*argv));
 	int n = 0;
 
 	if (!argv)
@@ -172,6 +206,15 @@ static void run_args_for(const struct budget_args *a, const char *lead, struct r
 	for (int i = 0; i < a->ntracers; i++) {
 		argv[n++] = "-t";
 		argv[n++] = a->tracers[i];
+	}
+	/* audit:rules' cost of a record: audit:rule's (Debian's flush), measured beside it */
+	if (a->audit_rules && lead && !asked(a, AUDIT_RECORD_TRACER)) {
+		argv[n++] = "-t";
+		argv[n++] = AUDIT_RECORD_TRACER;
+	}
+	if (a->audit_rules) {
+		argv[n++] = "--audit-rules";
+		argv[n++] = a->audit_rules;
 	}
 	if (lead || !a->nworkloads) {
 		argv[n++] = "-w";
@@ -212,20 +255,120 @@ static void run_args_for(const struct budget_args *a, const char *lead, struct r
  * most frequent syscall when the load has one, else getpid (the hook's
  * fixed cost on the cheapest syscall).
  */
-static const char *cost_workload(const struct budget_args *a, const struct budget_rates *r)
+static bool in_set(const int *v, int n, int nr)
 {
+	for (int i = 0; i < n; i++)
+		if (v[i] == nr)
+			return true;
+	return false;
+}
+
+/* Whether the rule set of @au names the syscall of workload @w (a syscall rule or a file rule's). */
+static bool audit_names(const struct budget_audit *au, const struct workload *w)
+{
+	const struct tt_syscall *s = w->syscall ? tt_syscall_find(w->syscall) : NULL;
+
+	return !s || in_set(au->syscalls, au->nsyscalls, (int)s->nr) ||
+	       in_set(au->fs_syscalls, au->nfs_syscalls, (int)s->nr);
+}
+
+static const struct budget_audit *audit_of(const struct budget *b)
+{
+	for (int i = 0; i < b->ntracers; i++)
+		if (b->tracers[i].audit)
+			return b->tracers[i].audit;
+	return NULL;
+}
+
+static const char *cost_workload(const struct budget_args *a, const struct budget *b)
+{
+	const struct budget_rates *r = &b->rates;
+	const struct budget_audit *au = audit_of(b);
 	const char *top = a->target ? a->target : r->nnrs ? r->nrs[0].name : "getpid";
+	const struct workload *pick = NULL;
 
 	for (const struct workload *w = workloads; w->name; w++)
 		if (w->syscall && w->lib == WL_NONE && !strcmp(w->syscall, top))
-			return w->name;
-	return "getpid";
+			pick = w;
+	/*
+	 * audit:rules' walk is measured on a syscall its rules do not name:
+	 * the top one, else getpid, else the first of the load's loops that is
+	 * not named (a set naming every syscall: getpid, its cost then a record's)
+	 */
+	if (au && !au->all_syscalls && (!pick || audit_names(au, pick))) {
+		pick = workload_find("getpid");
+		for (const struct workload *w = workloads; w->name && audit_names(au, pick); w++)
+			if (w->syscall && w->lib == WL_NONE && !w->cmd)
+				pick = w;
+	}
+	return pick ? pick->name : "getpid";
 }
+
+/* A -w cmd: command's calls by login uid and syscall, counted once (audit:rules' checks). */
+struct cmd_mix {
+	const char *workload;
+	struct budget_rates r;
+	char reason[512];         /* why not counted */
+};
 
 struct hook_arg {
 	struct budget *b;
 	const char *workload;
+	struct cmd_mix *mix;
+	int nmix;
 };
+
+/* A measured cell into an audit cost (the walk or a record). */
+static void audit_cost_of(struct budget_audit_cost *ac, const struct cell *c)
+{
+	if (c->status != CELL_OK) {
+		snprintf(ac->reason, sizeof(ac->reason), "measured now: %s", c->reason);
+		return;
+	}
+	snprintf(ac->source, sizeof(ac->source), "measured");
+	snprintf(ac->tracer, sizeof(ac->tracer), "%s", c->tracer);
+	snprintf(ac->workload, sizeof(ac->workload), "%s", c->workload);
+	ac->run_id = 0;
+	ac->reps = c->nreps;
+	ac->ns = c->overhead.mean;
+	ac->lo = c->overhead.ci95[0];
+	ac->hi = c->overhead.ci95[1];
+	ac->consumer_ns = c->consumer_ns_per_event;
+}
+
+/* audit:rules' costs from the cells on the cost's workload, its checks from the cmd: cells. */
+static bool audit_hook(struct hook_arg *h, const struct cell *c)
+{
+	struct budget_tracer *t = NULL;
+	const struct workload *w = workload_find(c->workload);
+
+	for (int i = 0; i < h->b->ntracers; i++)
+		if (h->b->tracers[i].audit)
+			t = &h->b->tracers[i];
+	if (!t || c->threads != 1)
+		return false;
+	if (!strcmp(c->workload, h->workload)) {
+		if (!strcmp(c->tracer, AUDIT_TRACER)) {
+			audit_cost_of(&t->audit->walk, c);
+			t->audit->walk.consumer_ns = 0;	/* the walk makes no record */
+		}
+		else if (!strcmp(c->tracer, AUDIT_RECORD_TRACER))
+			audit_cost_of(&t->audit->record, c);
+		return !strcmp(c->tracer, AUDIT_TRACER);
+	}
+	if (strcmp(c->tracer, AUDIT_TRACER) || !w || !w->cmd)
+		return false;
+	/* the checks come after both costs are in: budget_audit_check_fill in the second pass */
+	return true;
+}
+
+static const struct cmd_mix *mix_of(const struct hook_arg *h, const char *workload)
+{
+	for (int i = 0; i < h->nmix; i++)
+		if (!strcmp(h->mix[i].workload, workload))
+			return &h->mix[i];
+	return NULL;
+}
 
 static struct budget_tracer *find_tracer(struct budget *b, const char *name)
 {
@@ -243,7 +386,7 @@ static void measured_hook(struct results *r, void *arg)
 		const struct cell *c = &r->cells[i];
 		struct budget_tracer *t = find_tracer(h->b, c->tracer);
 
-		if (!t || strcmp(c->workload, h->workload) || c->threads != 1)
+		if (audit_hook(h, c) || !t || strcmp(c->workload, h->workload) || c->threads != 1)
 			continue;
 		if (c->status != CELL_OK) {
 			snprintf(t->cost.reason, sizeof(t->cost.reason), "measured now: %s",
@@ -272,8 +415,58 @@ static void measured_hook(struct results *r, void *arg)
 		k = budget_add_check(h->b);
 		snprintf(k->tracer, sizeof(k->tracer), "%s", c->tracer);
 		snprintf(k->command, sizeof(k->command), "%s", c->workload);
-		budget_check_fill(k, &t->cost, c);
+		if (t->audit) {
+			const struct cmd_mix *m = mix_of(h, c->workload);
+
+			budget_audit_check_fill(k, t->audit, m ? m->r.auid_nr : NULL,
+						m ? m->r.nauid_nr : 0, c);
+			if (m && m->reason[0] && !strcmp(k->status, "ok")) {
+				snprintf(k->status, sizeof(k->status), "failed");
+				snprintf(k->reason, sizeof(k->reason), "%s", m->reason);
+			}
+		} else
+			budget_check_fill(k, &t->cost, c);
 	}
+}
+
+/*
+ * audit:rules' costs without --measure: a record's, audit:rule's, from the
+ * store as any tracer's; the walk is not taken from the store, which does
+ * not keep the rule file a run of audit:rules loaded.
+ */
+static void stored_audit(const struct budget_args *a, struct store *s, struct budget_audit *au,
+			 struct store_cost_query *q)
+{
+	struct budget_audit_cost *rc = &au->record;
+	struct budget_cost c = { 0 };
+	char err[512];
+	int ret;
+
+	if (!au->walk.source[0])
+		snprintf(au->walk.reason, sizeof(au->walk.reason), "the walk of these rules is measured"
+			 " now only (the store does not keep which rule file a run loaded): add --measure");
+	if (rc->source[0])
+		return;
+	q->tracer = AUDIT_RECORD_TRACER;
+	ret = s ? cmd_stored_cost(s, q, &c, NULL, err, sizeof(err)) : -1;
+	if (ret > 0)
+		snprintf(rc->reason, sizeof(rc->reason), "none stored for %s on %s, this host, kernel "
+			 "and version, in the last %d h: add --measure", AUDIT_RECORD_TRACER,
+			 q->workload, a->max_age_h);
+	else if (ret < 0)
+		snprintf(rc->reason, sizeof(rc->reason), "%s: add --measure", s ? err : "no store");
+	if (ret)
+		return;
+	snprintf(rc->source, sizeof(rc->source), "%s", c.source);
+	snprintf(rc->tracer, sizeof(rc->tracer), "%s", AUDIT_RECORD_TRACER);
+	snprintf(rc->workload, sizeof(rc->workload), "%s", c.workload);
+	snprintf(rc->started, sizeof(rc->started), "%s", c.started);
+	rc->run_id = c.run_id;
+	rc->reps = c.reps;
+	rc->ns = c.ns;
+	rc->lo = c.lo;
+	rc->hi = c.hi;
+	rc->consumer_ns = c.consumer_ns;
 }
 
 /*
@@ -302,6 +495,10 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 
 		if (bt->cost.source[0])
 			continue;
+		if (bt->audit) {
+			stored_audit(a, s, bt->audit, &q);
+			continue;
+		}
 		rc = s ? cmd_stored_cost(s, &q, &bt->cost, NULL, err, sizeof(err)) : -1;
 		if (rc > 0)
 			snprintf(bt->cost.reason, sizeof(bt->cost.reason), "none stored for %s on %s,"
@@ -311,6 +508,57 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 			snprintf(bt->cost.reason, sizeof(bt->cost.reason), "%s: add --measure", err);
 	}
 	store_close(s);
+}
+
+/* audit:rules' prediction, from the rules of --audit-rules (a usage error without). */
+static struct budget_audit *audit_budget(struct budget_args *a)
+{
+	struct budget_audit *au;
+
+	if (!a->audit_rules)
+		die_usage("which rules? -t " AUDIT_TRACER " needs --audit-rules FILE");
+	au = calloc(1, sizeof(*au));
+	if (!au || !(au->rules = calloc((size_t)a->rs.n + 1, sizeof(*au->rules))))
+		die("out of memory");
+	snprintf(au->file, sizeof(au->file), "%s", a->audit_rules);
+	memcpy(au->rules, a->rs.sum, sizeof(*au->rules) * (size_t)a->rs.n);
+	au->nrules = a->rs.n;
+	au->dropped = a->rs.dropped;
+	budget_audit_sets(au);
+	return au;
+}
+
+/*
+ * Each -w cmd: command's calls, counted once by login uid and syscall for
+ * audit:rules' checks (its process, not those it starts). A command that
+ * cannot be counted makes its checks fail with the reason.
+ */
+static struct cmd_mix *count_mixes(const struct budget_args *a, int *n)
+{
+	struct cmd_mix *m = calloc((size_t)a->nworkloads + 1, sizeof(*m));
+
+	if (!m)
+		die("out of memory");
+	*n = 0;
+	for (int i = 0; i < a->nworkloads && !signals_interrupted(); i++) {
+		struct cmd_mix *x = &m[(*n)++];
+		struct cmdline line;
+		char err[512];
+		struct rates_opts o = { .by_auid = true };
+
+		x->workload = a->workloads[i];
+		if (strncmp(x->workload, "cmd:", 4) ||
+		    cmdline_split(x->workload + 4, &line, err, sizeof(err)) || !line.n) {
+			snprintf(x->reason, sizeof(x->reason), "cannot split '%s'", x->workload);
+			continue;
+		}
+		o.argv = line.w;
+		if (!a->quiet)
+			fprintf(stderr, "counting the calls of %s...\n", x->workload);
+		if (rates_count(&o, &x->r, err, sizeof(err)))
+			snprintf(x->reason, sizeof(x->reason), "its calls by syscall not counted: %s", err);
+	}
+	return m;
 }
 
 /* The budget document into the store, beside the runs (report shows it). */
@@ -372,8 +620,12 @@ int cmd_budget(int argc, char **argv)
 		if (ops && !(ops->hooks & TT_HOOK_SYSCALL))
 			die_usage("tracer '%s' hooks no syscall: budget counts syscalls only", t->name);
 		t->cost.tool = ops && (ops->flags & TT_F_TOOL);
+		if (!strcmp(t->name, AUDIT_TRACER))
+			t->audit = audit_budget(&a);
 	}
 	cli_release(&ra);
+	if (a.audit_rules && !audit_of(b))
+		die_usage("--audit-rules '%s' is for -t " AUDIT_TRACER, a.audit_rules);
 	if (a.json && atomic_file_check(a.json, err, sizeof(err)))
 		die_usage("%s", err);
 	/* before the lock: what budget needs, said in one line (not a usage error) */
@@ -391,7 +643,7 @@ int cmd_budget(int argc, char **argv)
 	environment_collect(&b->env);
 	b->max_age_h = a.max_age_h;
 	ro = (struct rates_opts){ .seconds = a.seconds, .pid = a.pid, .cgroup = a.cgroup,
-				  .target = a.target };
+				  .target = a.target, .by_auid = audit_of(b) != NULL };
 	if (!a.quiet)
 		fprintf(stderr, "counting events for %d s...\n", a.seconds);
 	ret = rates_count(&ro, &b->rates, err, sizeof(err));
@@ -404,18 +656,24 @@ int cmd_budget(int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	workload = cost_workload(&a, &b->rates);
+	workload = cost_workload(&a, b);
 	if (!a.measure) {
 		stored_costs(&a, b, workload);
 		if (strcmp(workload, "getpid"))
 			stored_costs(&a, b, "getpid");
 	} else {
-		struct hook_arg h = { b, workload };
+		struct hook_arg h = { b, workload, NULL, 0 };
 
+		if (audit_of(b))
+			h.mix = count_mixes(&a, &h.nmix);
 		run_args_for(&a, workload, &ra);
 		/* 3, a disturbed run, stays 3 whatever fails after it (exit_worst) */
-		ret = run_measure(&ra, measured_hook, &h);
+		ret = signals_interrupted() ? 128 + signals_interrupted() :
+			run_measure(&ra, measured_hook, &h);
 		cli_release(&ra);
+		for (int i = 0; i < h.nmix; i++)
+			free(h.mix[i].r.per_cpu), free(h.mix[i].r.auid_nr);
+		free(h.mix);
 		if (ret >= 128)
 			goto out;
 	}
@@ -434,6 +692,8 @@ out:
 	free(b);
 	free(a.tracers);
 	free(a.workloads);
+	if (a.audit_rules)
+		audit_rules_free(&a.rs);
 	signals_reraise();
 	return ret;
 }

@@ -14,6 +14,7 @@
 #include "base/atomic_file.h"
 #include "base/util.h"
 #include "doc/budget.h"
+#include "measure/rates.h"
 
 static json_t *num(double v)
 {
@@ -61,6 +62,71 @@ static json_t *rates_json(const struct budget_rates *r)
 			 "reason", r->self_reason[0] ? json_string(r->self_reason) : json_null());
 }
 
+static const char *const levels[AUDIT_LEVELS] = { "lower", "point", "upper" };
+
+static json_t *nr_names(const int *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++) {
+		const char *s = rates_syscall_name(v[i]);
+		char nr[32];
+
+		snprintf(nr, sizeof(nr), "nr %d", v[i]);
+		json_array_append_new(a, json_string(s ? s : nr));
+	}
+	return a;
+}
+
+static json_t *audit_cost_json(const struct budget_audit_cost *c)
+{
+	if (!c->source[0])
+		return json_pack("{s:n, s:s}", "source", "reason", c->reason);
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:o, s:o, s:o}", "source", c->source,
+			 "tracer", c->tracer, "workload", c->workload,
+			 "run_id", c->run_id ? json_integer(c->run_id) : json_null(),
+			 "started", c->started[0] ? json_string(c->started) : json_null(),
+			 "reps", c->reps, "ns_per_call", num(c->ns), "ci95", ci(c->lo, c->hi),
+			 "consumer_ns_per_record", c->consumer_ns > 0 ? num(c->consumer_ns) : json_null());
+}
+
+static json_t *records_json(const int64_t *r)
+{
+	return json_pack("{s:I, s:I, s:I}", "lower", (json_int_t)r[AUDIT_LOWER], "point",
+			 (json_int_t)r[AUDIT_POINT], "upper", (json_int_t)r[AUDIT_UPPER]);
+}
+
+/* audit:rules' prediction (docs/schema.md, "budget", tracers[].audit). */
+static json_t *audit_json(const struct budget_audit *a)
+{
+	const struct budget_audit_est *e = &a->box;
+	json_t *auids = json_array(), *est = json_object();
+
+	for (int i = 0; i < a->nauids; i++)
+		json_array_append_new(auids, json_pack("{s:I, s:I, s:I, s:I, s:o}", "auid",
+						       (json_int_t)a->auids[i].auid, "calls",
+						       (json_int_t)a->auids[i].events, "named",
+						       (json_int_t)a->auids[i].named, "excluded",
+						       (json_int_t)a->auids[i].excluded, "records",
+						       records_json(a->auids[i].records)));
+	for (int l = 0; l < AUDIT_LEVELS; l++)
+		json_object_set_new(est, levels[l], json_pack(
+			"{s:I, s:o, s:o, s:o, s:o}", "records", (json_int_t)e->records[l],
+			"ns_per_call", num(e->events ? e->ns[l] / (double)e->events : NAN),
+			"share_pct", num(a->share[l]), "share_ci95", ci(a->share_lo[l], a->share_hi[l]),
+			"consumer_share_pct", num(a->consumer_share[l])));
+	return json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:b, s:o, s:o, s:I, s:I, s:I, "
+			 "s:o, s:o, s:s}", "rules_file", a->file, "rules", a->nrules, "exit_rules",
+			 a->exit_rules, "file_rules", a->fs_rules, "other_arch_rules", a->other_arch,
+			 "control_lines_dropped", a->dropped,
+			 "syscalls", nr_names(a->syscalls, a->nsyscalls),
+			 "file_syscalls", nr_names(a->fs_syscalls, a->nfs_syscalls),
+			 "all_syscalls", a->all_syscalls, "walk", audit_cost_json(&a->walk),
+			 "record", audit_cost_json(&a->record), "calls", (json_int_t)e->events,
+			 "named_calls", (json_int_t)e->named, "excluded_calls", (json_int_t)e->excluded,
+			 "by_auid", auids, "estimates", est, "bound", a->bound);
+}
+
 static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t)
 {
 	const struct budget_cost *c = &t->cost;
@@ -94,18 +160,22 @@ static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t
 							    "ci95", ci(c->cpu[k].lo, c->cpu[k].hi)));
 		json_object_set_new(cost, "per_cpu", pc);
 	}
-	return json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "tracer", t->name,
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o}", "tracer", t->name,
 			 "verdict", t->verdict, "cost", cost,
 			 "ns_per_event_weighted", num(t->ns_weighted),
 			 "per_cpu_weighted", t->per_cpu_weighted,
 			 "share_pct", num(t->share), "share_ci95", ci(t->share_lo, t->share_hi),
 			 "per_cpu", cpus, "per_process", procs,
 			 "consumer_share_pct", num(t->consumer_share));
+
+	if (t->audit)
+		json_object_set_new(o, "audit", audit_json(t->audit));
+	return o;
 }
 
 static json_t *check_json(const struct budget_check *k)
 {
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}, "
+	json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}, "
 			 "s:{s:o, s:o, s:o, s:o}, s:o, s:b}",
 			 "tracer", k->tracer, "command", k->command, "status", k->status,
 			 "reason", k->reason[0] ? json_string(k->reason) : json_null(),
@@ -118,6 +188,14 @@ static json_t *check_json(const struct budget_check *k)
 			 "slowdown_pct", num(k->meas_pct), "slowdown_ci95",
 			 ci(k->meas_pct_lo, k->meas_pct_hi),
 			 "error_pct", num(k->error_pct), "cis_overlap", k->within);
+
+	if (k->audit)
+		json_object_set_new(o, "audit", json_pack(
+			"{s:o, s:o, s:o, s:o}", "named_per_run", k->named_per_run >= 0 ?
+			json_integer(k->named_per_run) : json_null(), "records_per_run",
+			k->records_per_run[0] >= 0 ? records_json(k->records_per_run) : json_null(),
+			"lower_ns_per_event", num(k->lower_ns), "upper_ns_per_event", num(k->upper_ns)));
+	return o;
 }
 
 char *doc_budget_json(const struct budget *b)

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +38,7 @@ static const struct { long nr; const char *name; } all_syscalls[] = {
 #include "syscall_names.h"
 };
 
-static const char *syscall_name(long nr)
+const char *rates_syscall_name(long nr)
 {
 	for (size_t i = 0; i < sizeof(all_syscalls) / sizeof(all_syscalls[0]); i++)
 		if (all_syscalls[i].nr == nr)
@@ -123,6 +126,30 @@ int64_t rates_add(struct budget_rates *r, const uint64_t *vals, int ncpu)
 	return sum;
 }
 
+/* The (auid, syscall) counts, and those the table had no room for. */
+static void read_auid(struct budget_bpf *skel, struct budget_rates *r, uint64_t *vals, int ncpu)
+{
+	int fd = bpf_map__fd(skel->maps.auid_nr);
+	struct auid_nr key, next, *prev = NULL;
+	uint32_t zero = 0;
+	uint64_t n;
+
+	r->auid_nr = calloc(BUDGET_AUID_NR, sizeof(*r->auid_nr));
+	if (!r->auid_nr)
+		die("out of memory");
+	while (r->nauid_nr < BUDGET_AUID_NR && !bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &n))
+			r->auid_nr[r->nauid_nr++] = (struct budget_auid_nr){
+				.auid = next.auid, .known = next.auid != BUDGET_AUID_UNKNOWN,
+				.nr = (int)next.nr, .events = (int64_t)n };
+		key = next;
+		prev = &key;
+	}
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.auid_unnamed), &zero, vals))
+		for (int c = 0; c < ncpu; c++)
+			r->auid_unnamed += (int64_t)vals[c];
+}
+
 static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 			struct budget_rates *r)
 {
@@ -143,7 +170,7 @@ static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 	}
 	qsort(nrs, NR_MAX, sizeof(*nrs), cmp_nr);
 	for (int i = 0; i < BUDGET_TOP_NRS && nrs[i].events; i++) {
-		const char *s = nrs[i].nr >= 0 ? syscall_name(nrs[i].nr) : NULL;
+		const char *s = nrs[i].nr >= 0 ? rates_syscall_name(nrs[i].nr) : NULL;
 
 		r->nrs[i] = nrs[i];
 		if (s)
@@ -178,6 +205,8 @@ static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 	qsort(procs, (size_t)nprocs, sizeof(*procs), cmp_proc);
 	for (int i = 0; i < nprocs && i < BUDGET_TOP_PROCS; i++)
 		r->top[r->ntop++] = procs[i];
+	if (o->by_auid)
+		read_auid(skel, r, vals, ncpu > 0 ? ncpu : 0);
 	key = 0;
 	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.unnamed), &key, vals))
 		for (int c = 0; c < ncpu; c++)
@@ -219,6 +248,79 @@ int rates_allowed(char *err, size_t len)
 	return -1;
 }
 
+/*
+ * o->argv's process, forked to wait on @go until the counter is attached:
+ * its pid, or -1 and @err. It execs the command when a byte is written to
+ * @go, and exits when @go is closed without one.
+ */
+static pid_t cmd_fork(const struct rates_opts *o, int *go, char *err, size_t len)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(err, len, "cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, len, "cannot fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!pid) {
+		char c;
+		int null = open("/dev/null", O_RDWR);
+
+		close(p[1]);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		if (read(p[0], &c, 1) != 1)	/* closed unwritten: no count, no command */
+			_exit(127);
+		execvp(o->argv[0], o->argv);
+		_exit(127);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+/* The command's exit, at most CMD_TIMEOUT_S; a signal or the timeout kills it. 0, or -1 and @err. */
+#define CMD_TIMEOUT_S 60
+static int cmd_wait(pid_t pid, const char *name, char *err, size_t len)
+{
+	double end = now_s() + CMD_TIMEOUT_S;
+	int st;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			snprintf(err, len, "cannot wait for the command: %s", strerror(errno));
+			return -1;
+		}
+		if (signals_interrupted() || now_s() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			snprintf(err, len, "the command '%s' ran past %d s: killed", name, CMD_TIMEOUT_S);
+			return signals_interrupted() ? 0 : -1;
+		}
+		usleep(2000);
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, len, "the command '%s' failed (%s %d) while its calls were counted", name,
+			 WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		return -1;
+	}
+	return 0;
+}
+
 int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, size_t len)
 {
 	struct budget_bpf *skel = NULL;
@@ -227,14 +329,17 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 	uint32_t level = 0;
 	struct stat ns;
 	char eb[96];
-	int stats_fd = -1, ret = -1;
+	int stats_fd = -1, ret = -1, go = -1;
+	pid_t child = 0;
 	double t0, end;
 
 	memset(r, 0, sizeof(*r));
 	r->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o->cgroup && cgroup_id(o->cgroup, &cgid, &level, err, len))
 		return -1;
-	if (o->pid)
+	if (o->argv)
+		snprintf(r->scope, sizeof(r->scope), "the command '%s'", o->argv[0]);
+	else if (o->pid)
 		snprintf(r->scope, sizeof(r->scope), "pid %d", (int)o->pid);
 	else if (o->cgroup)
 		snprintf(r->scope, sizeof(r->scope), "cgroup %s", o->cgroup);
@@ -250,7 +355,11 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 			 tt_bpf_errstr(errno, eb, sizeof(eb)));
 		return -1;
 	}
-	skel->rodata->filter_tgid = (uint32_t)o->pid;
+	if (o->argv && (child = cmd_fork(o, &go, err, len)) < 0) {
+		child = 0;
+		goto out;
+	}
+	skel->rodata->filter_tgid = (uint32_t)(child ? child : o->pid);
 	skel->rodata->self_tgid = (uint32_t)getpid();
 	/* our pids are our namespace's: the counter translates the kernel's to them */
 	if (!stat("/proc/self/ns/pid", &ns)) {
@@ -258,6 +367,7 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 		skel->rodata->ns_ino = (uint64_t)ns.st_ino;
 	}
 	skel->rodata->filter_cgid = cgid;
+	skel->rodata->by_auid = o->by_auid;
 	skel->rodata->filter_level = level;
 	if (o->target) {
 		const struct tt_syscall *s = tt_syscall_find(o->target);
@@ -287,9 +397,24 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 	}
 	t0 = now_s();
 	end = t0 + o->seconds;
-	signals_doing("counting events for %d s", o->seconds);
-	while (!signals_interrupted() && now_s() < end)
-		usleep(20000);
+	if (child) {
+		if (write(go, "g", 1) != 1) {	/* the command execs */
+			snprintf(err, len, "cannot start the command: %s", strerror(errno));
+			goto out;
+		}
+		close(go);
+		go = -1;
+		signals_doing("counting the calls of '%s'", o->argv[0]);
+		ret = cmd_wait(child, o->argv[0], err, len);
+		child = 0;
+		if (ret)
+			goto out;
+		ret = -1;
+	} else {
+		signals_doing("counting events for %d s", o->seconds);
+		while (!signals_interrupted() && now_s() < end)
+			usleep(20000);
+	}
 	bpf_link__destroy(link);
 	link = NULL;
 	r->seconds = now_s() - t0;
@@ -303,6 +428,12 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 		self_cost(skel, r, 0, 0);
 	ret = 0;
 out:
+	if (go >= 0)
+		close(go);	/* a command not started: it exits at the read */
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
 	bpf_link__destroy(link);
 	if (stats_fd >= 0)
 		close(stats_fd);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "measure/rates.h"
 #include "output/budget.h"
 
 static void rate_str(char *buf, size_t len, double per_s)
@@ -29,6 +30,57 @@ void output_pct_str(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.4f%%", v);
 }
 
+/* "... 0.9% [...]" of one level: the share and its CI */
+static void level_str(char *buf, size_t len, const struct budget_audit *a, int l)
+{
+	char s[32], lo[32], hi[32];
+
+	output_pct_str(s, sizeof(s), a->share[l]);
+	output_pct_str(lo, sizeof(lo), a->share_lo[l]);
+	output_pct_str(hi, sizeof(hi), a->share_hi[l]);
+	snprintf(buf, len, "%s [%s, %s]", s, lo, hi);
+}
+
+static void audit_verdict(const struct budget *b, const struct budget_tracer *t, const char *rate,
+			  char *buf, size_t len)
+{
+	const struct budget_audit *a = t->audit;
+	const struct budget_audit_est *e = &a->box;
+	char p[96], l[96], u[96];
+	size_t n;
+
+	if (!t->cost.source[0]) {
+		double sec = b->rates.seconds > 0 ? b->rates.seconds : 1;
+
+		snprintf(buf, len, "%s with '%s': no cost per call (%s); at the current %s calls/s its"
+			 " rules would record %.0f/s at the lower bound, %.0f/s at the point estimate,"
+			 " %.0f/s at the upper", t->name, a->file, t->cost.reason, rate,
+			 (double)e->records[AUDIT_LOWER] / sec, (double)e->records[AUDIT_POINT] / sec,
+			 (double)e->records[AUDIT_UPPER] / sec);
+		return;
+	}
+	level_str(p, sizeof(p), a, AUDIT_POINT);
+	level_str(l, sizeof(l), a, AUDIT_LOWER);
+	level_str(u, sizeof(u), a, AUDIT_UPPER);
+	n = (size_t)snprintf(buf, len, "%s with '%s' would cost %s %s of its CPU at the current %s "
+			     "calls/s (point estimate; lower %s, upper %s)", t->name, a->file,
+			     strcmp(b->rates.scope, "the whole box") ? b->rates.scope : "this box",
+			     p, rate, l, u);
+	if (n >= len)
+		return;
+	if (!e->named)
+		snprintf(buf + n, len - n, ": no call was of a syscall its rules name, every one pays "
+			 "the walk");
+	else if (e->excluded == e->named)
+		snprintf(buf + n, len - n, ": the lower bound applies, every call of a syscall its rules"
+			 " name was made with a login uid their auid filters exclude");
+	else if (e->records[AUDIT_LOWER] == e->records[AUDIT_UPPER])
+		snprintf(buf + n, len - n, ": its rules' filters are decided, the bounds are one");
+	else
+		snprintf(buf + n, len - n, ": between the bounds as the filters budget cannot decide "
+			 "match (exit, success, files, arguments)");
+}
+
 void output_budget_verdict(const struct budget *b, const struct budget_tracer *t, char *buf,
 			   size_t len)
 {
@@ -37,6 +89,10 @@ void output_budget_verdict(const struct budget *b, const struct budget_tracer *t
 	size_t n;
 
 	rate_str(rate, sizeof(rate), r->seconds > 0 ? (double)r->events / r->seconds : 0);
+	if (t->audit) {
+		audit_verdict(b, t, rate, buf, len);
+		return;
+	}
 	if (!t->cost.source[0]) {
 		snprintf(buf, len, "%s: no cost per event (%s); %s events/s would hook it", t->name,
 			 t->cost.reason, rate);
@@ -142,7 +198,7 @@ static void print_costs(const struct budget *b, FILE *f)
 	for (int i = 0; i < b->ntracers; i++) {
 		const struct budget_tracer *t = &b->tracers[i];
 
-		if (!t->cost.source[0])
+		if (!t->cost.source[0] || t->audit)	/* audit:rules: its own section */
 			continue;
 		fprintf(f, "  %-16s", t->name);
 		for (int k = 0; k < r->ncpu; k++) {
@@ -170,6 +226,100 @@ static void print_costs(const struct budget *b, FILE *f)
 	}
 }
 
+static void nr_list(const int *v, int n, FILE *f)
+{
+	for (int i = 0; i < n; i++) {
+		const char *s = rates_syscall_name(v[i]);
+
+		if (s)
+			fprintf(f, "%s%s", i ? " " : "", s);
+		else
+			fprintf(f, "%snr %d", i ? " " : "", v[i]);
+	}
+	fprintf(f, " (%d)\n", n);
+}
+
+static void audit_cost_line(const char *what, const struct budget_audit_cost *c, FILE *f)
+{
+	if (!c->source[0]) {
+		fprintf(f, "  %s: no cost: %s\n", what, c->reason);
+		return;
+	}
+	fprintf(f, "  %s: %.0f ns [%.0f, %.0f] per call, %s on %s, %s", what, c->ns, c->lo, c->hi,
+		c->tracer, c->workload, c->source);
+	if (c->run_id)
+		fprintf(f, " run %" PRId64 " (%s)", c->run_id, c->started);
+	else
+		fprintf(f, " now");
+	fprintf(f, ", %d reps", c->reps);
+	if (c->consumer_ns > 0)
+		fprintf(f, "; auditd's CPU %.0f ns per record", c->consumer_ns);
+	fprintf(f, "\n");
+}
+
+static void auid_str(char *buf, size_t len, uint32_t auid)
+{
+	if (auid == AUDIT_AUID_UNSET)
+		snprintf(buf, len, "unset");
+	else
+		snprintf(buf, len, "%u", auid);
+}
+
+static void print_audit(const struct budget *b, const struct budget_tracer *t, FILE *f)
+{
+	static const char *const lv[AUDIT_LEVELS] = { "lower", "point", "upper" };
+	static const char *const basis[AUDIT_LEVELS] = {
+		"every filter budget cannot decide fails",
+		"success=1 passes, the other undecided filters fail",
+		"every filter budget cannot decide passes",
+	};
+	const struct budget_audit *a = t->audit;
+	const struct budget_audit_est *e = &a->box;
+	const struct budget_rates *r = &b->rates;
+	double sec = r->seconds > 0 ? r->seconds : 1;
+	char rate[32], au[16];
+
+	fprintf(f, "\n%s with '%s': %d rules, %d on the syscall-exit list (%d of them file rules,"
+		" %d of another arch), %d control lines left out\n", t->name, a->file, a->nrules,
+		a->exit_rules, a->fs_rules, a->other_arch, a->dropped);
+	fprintf(f, "  syscalls its syscall rules name:%s ", a->all_syscalls ? " every one, and" : "");
+	nr_list(a->syscalls, a->nsyscalls, f);
+	fprintf(f, "  syscalls its file rules can record (their permission classes): ");
+	nr_list(a->fs_syscalls, a->nfs_syscalls, f);
+	audit_cost_line("the walk (a call no rule records)", &a->walk, f);
+	audit_cost_line("a record", &a->record, f);
+	rate_str(rate, sizeof(rate), (double)e->events / sec);
+	fprintf(f, "  calls: %s/s; of the syscalls the rules name %.2f%%; of those, made with a login"
+		" uid their auid filters exclude: %.2f%%\n", rate,
+		e->events ? 100.0 * (double)e->named / (double)e->events : 0,
+		e->named ? 100.0 * (double)e->excluded / (double)e->named : 0);
+	fprintf(f, "  by login uid (read by the counter on every call):");
+	for (int i = 0; i < a->nauids; i++) {
+		auid_str(au, sizeof(au), a->auids[i].auid);
+		rate_str(rate, sizeof(rate), (double)a->auids[i].events / sec);
+		fprintf(f, "%s auid %s %s/s, %" PRId64 " named, records %" PRId64 "/%" PRId64 "/%" PRId64,
+			i ? ";" : "", au, rate, a->auids[i].named, a->auids[i].records[AUDIT_LOWER],
+			a->auids[i].records[AUDIT_POINT], a->auids[i].records[AUDIT_UPPER]);
+	}
+	if (r->auid_unnamed)
+		fprintf(f, "; %" PRId64 " calls past the table (records at the upper bound)",
+			r->auid_unnamed);
+	fprintf(f, "\n  %-6s %10s %12s %30s %14s  %s\n", "bound", "records/s", "ns/call",
+		"CPU share [95% CI]", "auditd's CPU", "basis");
+	for (int l = 0; l < AUDIT_LEVELS; l++) {
+		char sh[96], cs[32];
+
+		level_str(sh, sizeof(sh), a, l);
+		rate_str(rate, sizeof(rate), (double)e->records[l] / sec);
+		output_pct_str(cs, sizeof(cs), a->consumer_share[l]);
+		fprintf(f, "  %-6s %10s %12.0f %30s %14s  %s\n", lv[l], rate,
+			e->events ? e->ns[l] / (double)e->events : NAN, sh, cs, basis[l]);
+	}
+	fprintf(f, "  %s\n", a->bound);
+	fprintf(f, "  not modelled: a file rule's inode check on calls that name files; processes"
+		" started before audit was first enabled have no audit context and pay nothing\n");
+}
+
 static void print_checks(const struct budget *b, FILE *f)
 {
 	if (!b->nchecks)
@@ -194,6 +344,13 @@ static void print_checks(const struct budget *b, FILE *f)
 			 k->within ? "" : "*");
 		fprintf(f, "%-14s %-28s %9" PRId64 " %9.2f %24s %24s %9s\n", k->tracer, cmd,
 			k->events_per_run, k->base_ms, p, m, e);
+		if (k->audit && k->named_per_run >= 0)
+			fprintf(f, "  ^ %" PRId64 " calls a run of syscalls the rules name, records %" PRId64
+				"/%" PRId64 "/%" PRId64 " (lower/point/upper); per call: predicted %.0f ns,"
+				" lower %.0f, upper %.0f; measured %.0f [%.0f, %.0f]\n", k->named_per_run,
+				k->records_per_run[AUDIT_LOWER], k->records_per_run[AUDIT_POINT],
+				k->records_per_run[AUDIT_UPPER], k->pred_ns, k->lower_ns, k->upper_ns,
+				k->meas_ns, k->meas_lo, k->meas_hi);
 	}
 	fprintf(f, "  error: (predicted - measured) / measured per event; *: the two CIs do not overlap\n");
 }
@@ -204,6 +361,9 @@ void output_budget(const struct budget *b, FILE *f)
 
 	print_rates(&b->rates, f);
 	print_costs(b, f);
+	for (int i = 0; i < b->ntracers; i++)
+		if (b->tracers[i].audit)
+			print_audit(b, &b->tracers[i], f);
 	print_checks(b, f);
 	fprintf(f, "\n");
 	for (int i = 0; i < b->ntracers; i++) {

@@ -1,4 +1,5 @@
 /* budget.h: what rates x cost predict, and a prediction against a measured cell. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@ static double pct(const struct budget_rates *r, double events, double ns)
 }
 
 /* One more zeroed element of @size at the end of *@arr, of *@n: it. */
+static void budget_audit_release(struct budget_audit *a);
+static void budget_audit_finish(struct budget *b, struct budget_tracer *t);
+
 static void *push(void *arr, int *n, size_t size)
 {
 	void **a = arr;
@@ -41,11 +45,14 @@ struct budget_check *budget_add_check(struct budget *b)
 
 void budget_release(struct budget *b)
 {
-	for (int i = 0; i < b->ntracers; i++)
+	for (int i = 0; i < b->ntracers; i++) {
 		free(b->tracers[i].cpu_share);
+		budget_audit_release(b->tracers[i].audit);
+	}
 	free(b->tracers);
 	free(b->checks);
 	free(b->rates.per_cpu);
+	free(b->rates.auid_nr);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -123,6 +130,10 @@ void budget_finish(struct budget *b)
 		bool have = c->source[0] != '\0';
 		double ns = 0, lo = 0, hi = 0, weighted = 0;
 
+		if (t->audit) {
+			budget_audit_finish(b, t);
+			continue;
+		}
 		free(t->cpu_share);
 		t->cpu_share = calloc((size_t)r->ncpu + 1, sizeof(*t->cpu_share));
 		if (!t->cpu_share)
@@ -196,4 +207,220 @@ void budget_check_fill(struct budget_check *k, const struct budget_cost *cost,
 	if (k->meas_ns != 0)
 		k->error_pct = 100.0 * (k->pred_ns - k->meas_ns) / fabs(k->meas_ns);
 	k->within = k->pred_hi >= k->meas_lo && k->pred_lo <= k->meas_hi;
+}
+
+/* ---- audit:rules ---- */
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static int push_nr(int **v, int *n, int nr)
+{
+	for (int i = 0; i < *n; i++)
+		if ((*v)[i] == nr)
+			return 0;
+	*(int *)push(v, n, sizeof(int)) = nr;
+	return 0;
+}
+
+void budget_audit_sets(struct budget_audit *a)
+{
+	a->exit_rules = a->fs_rules = a->other_arch = 0;
+	a->all_syscalls = false;
+	for (int i = 0; i < a->nrules; i++) {
+		const struct audit_rule_sum *r = &a->rules[i];
+
+		if (!r->exit)
+			continue;
+		a->exit_rules++;
+		a->fs_rules += r->fs;
+		a->other_arch += !r->native;
+		if (!r->native || r->never)
+			continue;
+		if (!r->fs && r->all)
+			a->all_syscalls = true;
+		for (int nr = 0; nr < AUDIT_BITMASK_SIZE * 32; nr++)
+			if (audit_sum_names(r, nr))
+				push_nr(r->fs ? &a->fs_syscalls : &a->syscalls,
+					r->fs ? &a->nfs_syscalls : &a->nsyscalls, nr);
+	}
+	qsort(a->syscalls, (size_t)a->nsyscalls, sizeof(int), cmp_int);
+	qsort(a->fs_syscalls, (size_t)a->nfs_syscalls, sizeof(int), cmp_int);
+}
+
+static struct budget_audit_auid *auid_slot(struct budget_audit *a, uint32_t auid)
+{
+	for (int i = 0; i < a->nauids; i++)
+		if (a->auids[i].auid == auid)
+			return &a->auids[i];
+	if (a->nauids == BUDGET_AUDIT_AUIDS)
+		return NULL;
+	a->auids[a->nauids] = (struct budget_audit_auid){ .auid = auid };
+	return &a->auids[a->nauids++];
+}
+
+void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *c, int n,
+			   int64_t unknown, struct budget_audit_est *e, bool per_auid)
+{
+	const struct budget_audit_cost *w = &a->walk, *r = &a->record;
+
+	memset(e, 0, sizeof(*e));
+	for (int i = 0; i < n; i++) {
+		struct budget_audit_auid *s = per_auid ? auid_slot(a, c[i].auid) : NULL;
+		bool rec[AUDIT_LEVELS], named = false, excluded = true;
+
+		for (int k = 0; k < a->nrules; k++) {
+			enum audit_odds o = audit_sum_odds(&a->rules[k], c[i].nr, c[i].auid, c[i].known);
+
+			if (o == ODDS_NA || a->rules[k].never)
+				continue;
+			named = true;
+			excluded &= o == ODDS_NO;
+		}
+		audit_sum_records(a->rules, a->nrules, c[i].nr, c[i].auid, c[i].known, rec);
+		e->events += c[i].events;
+		e->named += named ? c[i].events : 0;
+		e->excluded += named && excluded ? c[i].events : 0;
+		for (int l = 0; l < AUDIT_LEVELS; l++)
+			e->records[l] += rec[l] ? c[i].events : 0;
+		if (s) {
+			s->events += c[i].events;
+			s->named += named ? c[i].events : 0;
+			s->excluded += named && excluded ? c[i].events : 0;
+			for (int l = 0; l < AUDIT_LEVELS; l++)
+				s->records[l] += rec[l] ? c[i].events : 0;
+		}
+	}
+	/* calls of no known syscall or login uid: walked at the lower and point, records at the upper */
+	e->events += unknown;
+	e->records[AUDIT_UPPER] += unknown;
+	for (int l = 0; l < AUDIT_LEVELS; l++) {
+		double walked = (double)(e->events - e->records[l]), recs = (double)e->records[l];
+		bool have = w->source[0] && (!recs || r->source[0]);
+
+		e->ns[l] = have ? walked * w->ns + (recs ? recs * r->ns : 0) : NAN;
+		e->lo[l] = have ? walked * w->lo + (recs ? recs * r->lo : 0) : NAN;
+		e->hi[l] = have ? walked * w->hi + (recs ? recs * r->hi : 0) : NAN;
+	}
+}
+
+
+/* Which bound the box's figures stand on, in words. */
+static void audit_bound(struct budget_audit *a)
+{
+	const struct budget_audit_est *e = &a->box;
+	size_t n = 0, len = sizeof(a->bound);
+
+	if (!e->named) {
+		snprintf(a->bound, len, "no call counted is of a syscall the rules name: every one "
+			 "pays the walk, and the three estimates are one");
+		return;
+	}
+	n += (size_t)snprintf(a->bound + n, len - n, "%.1f%% of the calls are of syscalls the "
+			      "rules name", 100.0 * (double)e->named / (double)e->events);
+	if (e->excluded && n < len)
+		n += (size_t)snprintf(a->bound + n, len - n, "; %.1f%% of those were made with a login "
+				      "uid the rules' auid filters exclude (unset from a shell started "
+				      "as root, a daemon's): they pay the walk at every bound",
+				      100.0 * (double)e->excluded / (double)e->named);
+	if (n < len)
+		snprintf(a->bound + n, len - n, "; records: lower %" PRId64 " (every filter budget cannot"
+			 " decide fails), point %" PRId64 " (success=1 passes, the rest fail), upper %"
+			 PRId64 " (every one passes)", e->records[AUDIT_LOWER], e->records[AUDIT_POINT],
+			 e->records[AUDIT_UPPER]);
+}
+
+static void budget_audit_finish(struct budget *b, struct budget_tracer *t)
+{
+	struct budget_audit *a = t->audit;
+	const struct budget_rates *r = &b->rates;
+	double ev = (double)r->events;
+
+	a->nauids = 0;
+	budget_audit_estimate(a, r->auid_nr, r->nauid_nr, r->auid_unnamed, &a->box, true);
+	for (int l = 0; l < AUDIT_LEVELS; l++) {
+		a->share[l] = pct(r, 1, a->box.ns[l]);
+		a->share_lo[l] = pct(r, 1, a->box.lo[l]);
+		a->share_hi[l] = pct(r, 1, a->box.hi[l]);
+		a->consumer_share[l] = a->record.consumer_ns > 0 ?
+			pct(r, (double)a->box.records[l], a->record.consumer_ns) : NAN;
+	}
+	audit_bound(a);
+	/* the tracer's own figures are the point estimate, with its cost's CI */
+	snprintf(t->cost.source, sizeof(t->cost.source), "%s", a->walk.source);
+	snprintf(t->cost.reason, sizeof(t->cost.reason), "%s", a->walk.reason);
+	snprintf(t->cost.workload, sizeof(t->cost.workload), "%s", a->walk.workload);
+	snprintf(t->cost.started, sizeof(t->cost.started), "%s", a->walk.started);
+	t->cost.run_id = a->walk.run_id;
+	t->cost.reps = a->walk.reps;
+	t->cost.ncpu = 0;
+	t->cost.ns = ev ? a->box.ns[AUDIT_POINT] / ev : NAN;
+	t->cost.lo = ev ? a->box.lo[AUDIT_POINT] / ev : NAN;
+	t->cost.hi = ev ? a->box.hi[AUDIT_POINT] / ev : NAN;
+	if (!isfinite(t->cost.ns) && a->walk.source[0]) {
+		t->cost.source[0] = '\0';
+		snprintf(t->cost.reason, sizeof(t->cost.reason), "no record's cost (audit:rule): %s",
+			 a->record.reason);
+	}
+	free(t->cpu_share);
+	t->cpu_share = calloc((size_t)r->ncpu + 1, sizeof(*t->cpu_share));
+	if (!t->cpu_share)
+		die("out of memory");
+	for (int k = 0; k < r->ncpu; k++)	/* the walk and the records are not per CPU */
+		t->cpu_share[k] = NAN;
+	t->share = a->share[AUDIT_POINT];
+	t->share_lo = a->share_lo[AUDIT_POINT];
+	t->share_hi = a->share_hi[AUDIT_POINT];
+	t->per_cpu_weighted = false;
+	t->ns_weighted = t->cost.ns;
+	for (int k = 0; k < r->ntop; k++)
+		t->proc_share[k] = NAN;
+	t->consumer_share = a->consumer_share[AUDIT_POINT];
+}
+
+void budget_audit_check_fill(struct budget_check *k, struct budget_audit *a,
+			     const struct budget_auid_nr *mix, int nmix, const struct cell *c)
+{
+	struct budget_audit_est e;
+	double run_ns;
+
+	budget_check_fill(k, &(struct budget_cost){ .ns = NAN, .lo = NAN, .hi = NAN }, c);
+	k->audit = true;
+	k->lower_ns = k->upper_ns = NAN;
+	k->named_per_run = -1;
+	for (int l = 0; l < AUDIT_LEVELS; l++)
+		k->records_per_run[l] = -1;
+	budget_audit_estimate(a, mix, nmix, 0, &e, false);
+	if (c->status != CELL_OK || c->cmd.events_per_run <= 0 || e.events <= 0)
+		return;
+	/* the mix is one run of the command as budget's counter saw it (its execve too) */
+	k->named_per_run = e.named;
+	for (int l = 0; l < AUDIT_LEVELS; l++)
+		k->records_per_run[l] = e.records[l];
+	k->pred_ns = e.ns[AUDIT_POINT] / (double)e.events;
+	k->pred_lo = e.lo[AUDIT_POINT] / (double)e.events;
+	k->pred_hi = e.hi[AUDIT_POINT] / (double)e.events;
+	k->lower_ns = e.ns[AUDIT_LOWER] / (double)e.events;
+	k->upper_ns = e.ns[AUDIT_UPPER] / (double)e.events;
+	if (!isfinite(k->pred_ns) || c->base.mean <= 0)
+		return;
+	run_ns = c->base.mean;	/* ns per event of a run untraced */
+	k->pred_pct = 100.0 * k->pred_ns / run_ns;
+	k->pred_pct_lo = 100.0 * k->pred_lo / run_ns;
+	k->pred_pct_hi = 100.0 * k->pred_hi / run_ns;
+	if (k->meas_ns != 0)
+		k->error_pct = 100.0 * (k->pred_ns - k->meas_ns) / fabs(k->meas_ns);
+	k->within = k->pred_hi >= k->meas_lo && k->pred_lo <= k->meas_hi;
+}
+
+static void budget_audit_release(struct budget_audit *a)
+{
+	if (!a)
+		return;
+	free(a->rules);
+	free(a->syscalls);
+	free(a->fs_syscalls);
+	free(a);
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/audit_sum.h"
 #include "results/results.h"
 
 #define BUDGET_TOP_PROCS 5
@@ -24,6 +25,14 @@ struct budget_proc {
 struct budget_nr {
 	long nr;                  /* -1: numbers past the counter's table */
 	char name[32];
+	int64_t events;
+};
+
+/* audit:rules' count: calls of one syscall number by one login uid. */
+struct budget_auid_nr {
+	uint32_t auid;            /* 4294967295: unset */
+	bool known;               /* false: the kernel has no login uid to read */
+	int nr;
 	int64_t events;
 };
 
@@ -45,6 +54,10 @@ struct budget_rates {
 	int64_t unnamed;          /* events of processes the table had no room for */
 	struct budget_nr nrs[BUDGET_TOP_NRS];
 	int nnrs;
+	/* by login uid and syscall number (rates_opts.by_auid): malloc'd */
+	struct budget_auid_nr *auid_nr;
+	int nauid_nr;
+	int64_t auid_unnamed;     /* calls its table had no room for */
 	/* the counter's own program time (BPF stats over the window) */
 	bool self_measured;
 	char self_reason[200];
@@ -73,6 +86,60 @@ struct budget_cost {
 	} cpu[CELL_MAX_CPUS];
 };
 
+/*
+ * audit:rules (`budget -t audit:rules --audit-rules FILE`): what loading
+ * the rule set would cost the calls counted, by login uid and syscall. A
+ * call a rule records pays the record's cost (audit:rule's, on this box);
+ * every other call pays the walk (audit:rules' own, measured on a syscall
+ * no rule names). Field filters budget cannot decide before the call make
+ * three estimates (base/audit_sum.h): lower, point, upper.
+ */
+#define BUDGET_AUDIT_AUIDS 8
+
+/* A cost per call, and where it comes from. */
+struct budget_audit_cost {
+	char source[16];          /* "store", "measured", "" (none) */
+	char reason[256];         /* why none */
+	char tracer[TT_NAME_MAX]; /* audit:rules (the walk), audit:rule (a record) */
+	char workload[64];
+	int64_t run_id;           /* the store's run; 0: measured now */
+	char started[32];
+	int reps;
+	double ns, lo, hi;        /* its overhead per call and 95% CI */
+	double consumer_ns;       /* auditd's CPU per record; 0: none */
+};
+
+/* Calls and records of one set of calls (the box's window, or a command's run). */
+struct budget_audit_est {
+	int64_t events;           /* every call counted */
+	int64_t named;            /* of a syscall some native exit rule names */
+	int64_t excluded;         /* of those, whose every naming rule's auid filter fails */
+	int64_t records[AUDIT_LEVELS];
+	/* ns over all the calls: walk x (events - records) + record x records */
+	double ns[AUDIT_LEVELS], lo[AUDIT_LEVELS], hi[AUDIT_LEVELS];
+};
+
+struct budget_audit_auid {
+	uint32_t auid;
+	int64_t events, named, excluded, records[AUDIT_LEVELS];
+};
+
+struct budget_audit {
+	char file[1024];
+	struct audit_rule_sum *rules;        /* malloc'd, as parsed */
+	int nrules, exit_rules, fs_rules, other_arch, dropped;
+	int *syscalls, nsyscalls;            /* named by the native syscall rules (not file rules) */
+	int *fs_syscalls, nfs_syscalls;      /* through which a file rule can record */
+	bool all_syscalls;                   /* a syscall rule names every syscall */
+	struct budget_audit_cost walk, record;
+	struct budget_audit_est box;
+	struct budget_audit_auid auids[BUDGET_AUDIT_AUIDS];
+	int nauids;
+	double share[AUDIT_LEVELS], share_lo[AUDIT_LEVELS], share_hi[AUDIT_LEVELS];
+	double consumer_share[AUDIT_LEVELS]; /* auditd's CPU for the records; NaN: unknown */
+	char bound[512];                     /* which bound applies, and why, in words */
+};
+
 struct budget_tracer {
 	char name[TT_NAME_MAX];
 	struct budget_cost cost;
@@ -85,6 +152,7 @@ struct budget_tracer {
 	bool per_cpu_weighted;               /* each CPU's events at its own cost */
 	char verdict[768];                   /* the line in words (output_budget_verdict) */
 	double ns_weighted;                  /* the cost per event the share implies */
+	struct budget_audit *audit;          /* audit:rules' prediction; NULL: another tracer */
 };
 
 /* -w cmd: one tracer on one command, predicted against measured. */
@@ -101,6 +169,10 @@ struct budget_check {
 	double meas_pct, meas_pct_lo, meas_pct_hi;
 	double error_pct;         /* (predicted - measured) / measured, % */
 	bool within;              /* the prediction's CI overlaps the measured one */
+	/* audit:rules: the bounds per event, the command's calls per run (audit false: none) */
+	bool audit;
+	double lower_ns, upper_ns;
+	int64_t named_per_run, records_per_run[AUDIT_LEVELS];
 };
 
 struct budget {
@@ -119,7 +191,12 @@ struct budget_check *budget_add_check(struct budget *b);
 /* What the budget allocated; @b zeroed. */
 void budget_release(struct budget *b);
 
-/* The shares from the rates and each tracer's cost (NaN where there is no cost). */
+/*
+ * The shares from the rates and each tracer's cost (NaN where there is no
+ * cost); audit:rules' from its rules, its two costs and the calls counted
+ * by login uid and syscall (a->box, the shares; the tracer's own figures
+ * are the point estimate's).
+ */
 void budget_finish(struct budget *b);
 /*
  * A cell's overhead on each CPU (run --placement rotate) into @cost; those
@@ -136,5 +213,22 @@ bool budget_cost_weighted(const struct budget_cost *c, const int64_t *per_cpu, i
 /* The check's predicted and measured figures from @cost and the cmd: cell @c. */
 void budget_check_fill(struct budget_check *k, const struct budget_cost *cost,
 		       const struct cell *c);
+
+/* The rule set's named syscall sets from its rules (after rules/nrules are set). */
+void budget_audit_sets(struct budget_audit *a);
+/*
+ * The calls of @c (@n of them, by login uid and syscall) and @unknown more
+ * of neither known, with @a's rules and costs, into @e; with @per_auid,
+ * each login uid's figures into a->auids too.
+ */
+void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *c, int n,
+			   int64_t unknown, struct budget_audit_est *e, bool per_auid);
+/*
+ * A -w cmd: check of audit:rules: @mix (one run of the command, its calls
+ * counted by syscall and login uid from its execve) gives the calls and
+ * records per run and the cost per call; the cell @c the measured figures.
+ */
+void budget_audit_check_fill(struct budget_check *k, struct budget_audit *a,
+			     const struct budget_auid_nr *mix, int nmix, const struct cell *c);
 
 #endif
