@@ -37,6 +37,19 @@ static const char *const class_attr[] = {
 static const char *const class_open[] = { "open", "openat", "openat2", NULL };
 static const char *const class_exec[] = { "execve", "execveat", NULL };
 
+/* those that look a pathname up (x86-64's names) */
+static const char *const path_calls[] = {
+	"open", "openat", "openat2", "creat", "stat", "lstat", "newfstatat", "statx", "access",
+	"faccessat", "faccessat2", "readlink", "readlinkat", "execve", "execveat", "chdir",
+	"chroot", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat",
+	"renameat2", "link", "linkat", "symlink", "symlinkat", "mknod", "mknodat", "chmod",
+	"fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "truncate", "utime", "utimes",
+	"utimensat", "futimesat", "statfs", "setxattr", "lsetxattr", "getxattr", "lgetxattr",
+	"listxattr", "llistxattr", "removexattr", "lremovexattr", "mount", "umount2",
+	"pivot_root", "swapon", "swapoff", "acct", "name_to_handle_at", "inotify_add_watch",
+	"fanotify_mark", "uselib", "quotactl", NULL,
+};
+
 static void add_class(uint32_t *m, const char *const *names, int machine)
 {
 	for (; *names; names++) {
@@ -124,6 +137,12 @@ int audit_rule_summarise(const struct audit_rule_data *r, int line, int machine,
 		}
 	}
 	return 0;
+}
+
+void audit_path_syscalls(uint32_t m[AUDIT_BITMASK_SIZE])
+{
+	memset(m, 0, sizeof(uint32_t) * AUDIT_BITMASK_SIZE);
+	add_class(m, path_calls, audit_detect_machine());
 }
 
 bool audit_sum_names(const struct audit_rule_sum *s, int nr)

@@ -52,6 +52,14 @@ enum audit_level { AUDIT_LOWER, AUDIT_POINT, AUDIT_UPPER, AUDIT_LEVELS };
 int audit_rule_summarise(const struct audit_rule_data *r, int line, int machine,
 			 struct audit_rule_sum *s);
 
+/*
+ * The syscalls that take a pathname (this box's numbers into @m): with an
+ * audit context, the kernel keeps each name the call looks up (getname,
+ * audit_inode) and checks the inode-hashed file rules against it at exit,
+ * a cost a call without a name (getpid) does not pay.
+ */
+void audit_path_syscalls(uint32_t m[AUDIT_BITMASK_SIZE]);
+
 /* Whether rule @s names syscall @nr in its mask. */
 bool audit_sum_names(const struct audit_rule_sum *s, int nr);
 /* The odds that @s fires on syscall @nr made with login uid @auid (@known: readable). */

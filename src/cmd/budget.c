@@ -75,6 +75,7 @@ struct budget_args {
 	const char **tracers, **workloads;
 	int ntracers, nworkloads;
 	const char *cgroup, *target, *json, *store, *audit_rules;
+	const char *audit_path_wl;  /* audit:rules' walk of a call that names a path: stat; NULL: none */
 	struct audit_ruleset rs;  /* --audit-rules FILE, parsed at once (a bad file: exit 2) */
 	int seconds, max_age_h, reps, run_ms, wait_s;
 	pid_t pid;
@@ -216,6 +217,10 @@ static void run_args_for(const struct budget_args *a, const char *lead, struct r
 		argv[n++] = "--audit-rules";
 		argv[n++] = a->audit_rules;
 	}
+	if (lead && a->audit_path_wl && strcmp(lead, a->audit_path_wl)) {
+		argv[n++] = "-w";
+		argv[n++] = a->audit_path_wl;
+	}
 	if (lead || !a->nworkloads) {
 		argv[n++] = "-w";
 		argv[n++] = lead ? lead : "getpid";
@@ -314,6 +319,7 @@ struct cmd_mix {
 struct hook_arg {
 	struct budget *b;
 	const char *workload;
+	const char *path_wl;      /* audit:rules' walk_path workload; NULL: none */
 	struct cmd_mix *mix;
 	int nmix;
 };
@@ -347,6 +353,14 @@ static bool audit_hook(struct hook_arg *h, const struct cell *c)
 			t = &h->b->tracers[i];
 	if (!t || c->threads != 1)
 		return false;
+	if (h->path_wl && !strcmp(c->workload, h->path_wl)) {
+		if (!strcmp(c->tracer, AUDIT_TRACER)) {
+			audit_cost_of(&t->audit->walk_path, c);
+			t->audit->walk_path.consumer_ns = 0;
+		}
+		if (strcmp(c->workload, h->workload))
+			return !strcmp(c->tracer, AUDIT_TRACER) || !strcmp(c->tracer, AUDIT_RECORD_TRACER);
+	}
 	if (!strcmp(c->workload, h->workload)) {
 		if (!strcmp(c->tracer, AUDIT_TRACER)) {
 			audit_cost_of(&t->audit->walk, c);
@@ -524,6 +538,7 @@ static struct budget_audit *audit_budget(struct budget_args *a)
 	memcpy(au->rules, a->rs.sum, sizeof(*au->rules) * (size_t)a->rs.n);
 	au->nrules = a->rs.n;
 	au->dropped = a->rs.dropped;
+	audit_path_syscalls(au->path_mask);
 	budget_audit_sets(au);
 	return au;
 }
@@ -662,7 +677,12 @@ int cmd_budget(int argc, char **argv)
 		if (strcmp(workload, "getpid"))
 			stored_costs(&a, b, "getpid");
 	} else {
-		struct hook_arg h = { b, workload, NULL, 0 };
+		struct hook_arg h = { b, workload, NULL, NULL, 0 };
+		const struct budget_audit *au = audit_of(b);
+
+		/* a call that names a path walks at its own cost: stat's, unless the rules name it */
+		if (au && !audit_names(au, workload_find("stat")))
+			h.path_wl = a.audit_path_wl = "stat";
 
 		if (audit_of(b))
 			h.mix = count_mixes(&a, &h.nmix);

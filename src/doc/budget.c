@@ -115,7 +115,7 @@ static json_t *audit_json(const struct budget_audit *a)
 			"ns_per_call", num(e->events ? e->ns[l] / (double)e->events : NAN),
 			"share_pct", num(a->share[l]), "share_ci95", ci(a->share_lo[l], a->share_hi[l]),
 			"consumer_share_pct", num(a->consumer_share[l])));
-	return json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:b, s:o, s:o, s:I, s:I, s:I, "
+	json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:b, s:o, s:o, s:I, s:I, s:I, "
 			 "s:o, s:o, s:s}", "rules_file", a->file, "rules", a->nrules, "exit_rules",
 			 a->exit_rules, "file_rules", a->fs_rules, "other_arch_rules", a->other_arch,
 			 "control_lines_dropped", a->dropped,
@@ -125,6 +125,10 @@ static json_t *audit_json(const struct budget_audit *a)
 			 "record", audit_cost_json(&a->record), "calls", (json_int_t)e->events,
 			 "named_calls", (json_int_t)e->named, "excluded_calls", (json_int_t)e->excluded,
 			 "by_auid", auids, "estimates", est, "bound", a->bound);
+
+	json_object_set_new(o, "walk_path", audit_cost_json(&a->walk_path));
+	json_object_set_new(o, "path_calls", json_integer(e->path));
+	return o;
 }
 
 static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t)

@@ -287,10 +287,12 @@ static void print_audit(const struct budget *b, const struct budget_tracer *t, F
 	fprintf(f, "  syscalls its file rules can record (their permission classes): ");
 	nr_list(a->fs_syscalls, a->nfs_syscalls, f);
 	audit_cost_line("the walk (a call no rule records)", &a->walk, f);
+	audit_cost_line("the walk of a call that looks a path up", &a->walk_path, f);
 	audit_cost_line("a record", &a->record, f);
 	rate_str(rate, sizeof(rate), (double)e->events / sec);
-	fprintf(f, "  calls: %s/s; of the syscalls the rules name %.2f%%; of those, made with a login"
-		" uid their auid filters exclude: %.2f%%\n", rate,
+	fprintf(f, "  calls: %s/s, %.2f%% of them looking a path up; of the syscalls the rules name"
+		" %.2f%%; of those, made with a login uid their auid filters exclude: %.2f%%\n", rate,
+		e->events ? 100.0 * (double)e->path / (double)e->events : 0,
 		e->events ? 100.0 * (double)e->named / (double)e->events : 0,
 		e->named ? 100.0 * (double)e->excluded / (double)e->named : 0);
 	fprintf(f, "  by login uid (read by the counter on every call):");
@@ -316,8 +318,9 @@ static void print_audit(const struct budget *b, const struct budget_tracer *t, F
 			e->events ? e->ns[l] / (double)e->events : NAN, sh, cs, basis[l]);
 	}
 	fprintf(f, "  %s\n", a->bound);
-	fprintf(f, "  not modelled: a file rule's inode check on calls that name files; processes"
-		" started before audit was first enabled have no audit context and pay nothing\n");
+	fprintf(f, "  not modelled: a path call's cost beyond stat's; a record's at the box's own record"
+		" rate; processes started before audit was first enabled have no audit context and pay"
+		" nothing\n");
 }
 
 static void print_checks(const struct budget *b, FILE *f)

@@ -265,6 +265,9 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 			   int64_t unknown, struct budget_audit_est *e, bool per_auid)
 {
 	const struct budget_audit_cost *w = &a->walk, *r = &a->record;
+	/* a call that names a path walks at walk_path's cost, when it was measured */
+	const struct budget_audit_cost *wp = a->walk_path.source[0] ? &a->walk_path : w;
+	int64_t walked_path[AUDIT_LEVELS] = { 0 };
 
 	memset(e, 0, sizeof(*e));
 	for (int i = 0; i < n; i++) {
@@ -279,7 +282,14 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 			named = true;
 			excluded &= o == ODDS_NO;
 		}
+		bool path = c[i].nr >= 0 && c[i].nr < AUDIT_BITMASK_SIZE * 32 &&
+			    (a->path_mask[c[i].nr / 32] & (1u << (c[i].nr % 32)));
+
 		audit_sum_records(a->rules, a->nrules, c[i].nr, c[i].auid, c[i].known, rec);
+		for (int l = 0; l < AUDIT_LEVELS; l++)
+			if (!rec[l])
+				walked_path[l] += path ? c[i].events : 0;
+		e->path += path ? c[i].events : 0;
 		e->events += c[i].events;
 		e->named += named ? c[i].events : 0;
 		e->excluded += named && excluded ? c[i].events : 0;
@@ -297,12 +307,13 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 	e->events += unknown;
 	e->records[AUDIT_UPPER] += unknown;
 	for (int l = 0; l < AUDIT_LEVELS; l++) {
-		double walked = (double)(e->events - e->records[l]), recs = (double)e->records[l];
+		double wp_n = (double)walked_path[l], recs = (double)e->records[l];
+		double walked = (double)(e->events - e->records[l]) - wp_n;
 		bool have = w->source[0] && (!recs || r->source[0]);
 
-		e->ns[l] = have ? walked * w->ns + (recs ? recs * r->ns : 0) : NAN;
-		e->lo[l] = have ? walked * w->lo + (recs ? recs * r->lo : 0) : NAN;
-		e->hi[l] = have ? walked * w->hi + (recs ? recs * r->hi : 0) : NAN;
+		e->ns[l] = have ? walked * w->ns + wp_n * wp->ns + (recs ? recs * r->ns : 0) : NAN;
+		e->lo[l] = have ? walked * w->lo + wp_n * wp->lo + (recs ? recs * r->lo : 0) : NAN;
+		e->hi[l] = have ? walked * w->hi + wp_n * wp->hi + (recs ? recs * r->hi : 0) : NAN;
 	}
 }
 

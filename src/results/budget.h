@@ -114,8 +114,10 @@ struct budget_audit_est {
 	int64_t events;           /* every call counted */
 	int64_t named;            /* of a syscall some native exit rule names */
 	int64_t excluded;         /* of those, whose every naming rule's auid filter fails */
+	int64_t path;             /* of a syscall that takes a pathname */
 	int64_t records[AUDIT_LEVELS];
-	/* ns over all the calls: walk x (events - records) + record x records */
+	/* ns over all the calls: each call not recorded at its walk (walk_path for
+	 * one that takes a pathname, when measured), each record at a record's */
 	double ns[AUDIT_LEVELS], lo[AUDIT_LEVELS], hi[AUDIT_LEVELS];
 };
 
@@ -131,7 +133,10 @@ struct budget_audit {
 	int *syscalls, nsyscalls;            /* named by the native syscall rules (not file rules) */
 	int *fs_syscalls, nfs_syscalls;      /* through which a file rule can record */
 	bool all_syscalls;                   /* a syscall rule names every syscall */
-	struct budget_audit_cost walk, record;
+	/* the walk of a call without a name (getpid), of one that looks a path up
+	 * (stat: the names the kernel keeps and checks), a record */
+	struct budget_audit_cost walk, walk_path, record;
+	uint32_t path_mask[AUDIT_BITMASK_SIZE];  /* the syscalls that take a pathname */
 	struct budget_audit_est box;
 	struct budget_audit_auid auids[BUDGET_AUDIT_AUIDS];
 	int nauids;

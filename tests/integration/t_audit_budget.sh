@@ -136,6 +136,8 @@ for c in ("walk", "record"):
         sys.exit(0)
 assert a["walk"]["tracer"] == "audit:rules" and a["record"]["tracer"] == "audit:rule/async", a
 assert a["walk"]["workload"] == "getpid", a["walk"]   # a syscall no rule names
+# a call that looks a path up (the mix's stat) walks at stat's own cost
+assert a["walk_path"]["tracer"] == "audit:rules" and a["walk_path"]["workload"] == "stat", a
 e = a["estimates"]
 ns = [e[l]["ns_per_call"] for l in ("lower", "point", "upper")]
 assert ns[0] <= ns[1] <= ns[2], ns
@@ -148,7 +150,7 @@ assert ka["named_per_run"] == 2 * n + 3, ka   # the execve is named by the watch
 assert ka["records_per_run"] == {"lower": 2 * n + 2, "point": 2 * n + 2, "upper": 2 * n + 3}, ka
 assert ka["lower_ns_per_event"] <= k["predicted"]["ns_per_event"] <= ka["upper_ns_per_event"], k
 print("-w cmd: %d records a run of %d calls predicted: %.0f ns a call [%.0f, %.0f], measured %.0f [%.0f, %.0f]"
-      % (2 * n, k["events_per_run"], k["predicted"]["ns_per_event"], *k["predicted"]["ci95"],
+      % (ka["records_per_run"]["point"], k["events_per_run"], k["predicted"]["ns_per_event"], *k["predicted"]["ci95"],
          k["measured"]["ns_per_event"], *k["measured"]["ci95"]))
 PY
 same_state "budget --measure -w cmd:"

@@ -144,6 +144,16 @@ static void test_estimate(void **state)
 	c[3].events = 0;
 	budget_audit_estimate(&a, c, 6, 0, &e, false);
 	assert_true(fabs(e.ns[AUDIT_LOWER] - 1085 * 100.0) < EPS);
+	/* a call that looks a path up (openat, unlink) walks at walk_path's cost when measured */
+	audit_path_syscalls(a.path_mask);
+	budget_audit_estimate(&a, c, 6, 0, &e, false);
+	assert_int_equal(e.path, 40 + 20);
+	assert_true(fabs(e.ns[AUDIT_LOWER] - 1085 * 100.0) < EPS);	/* not measured: the walk's */
+	a.walk_path = (struct budget_audit_cost){ .source = "measured", .ns = 1000, .lo = 900,
+						  .hi = 1100 };
+	budget_audit_estimate(&a, c, 6, 0, &e, false);
+	assert_true(fabs(e.ns[AUDIT_LOWER] - (1025 * 100.0 + 60 * 1000.0)) < EPS);
+	assert_true(fabs(e.hi[AUDIT_LOWER] - (1025 * 110.0 + 60 * 1100.0)) < EPS);
 }
 
 /* A rule file through libaudit's builders: each rule's summary and the named sets. */
