@@ -71,9 +71,11 @@ static void audit_verdict(const struct budget *b, const struct budget_tracer *t,
 	if (!e->named)
 		snprintf(buf + n, len - n, ": no call was of a syscall its rules name, every one pays "
 			 "the walk");
-	else if (e->excluded == e->named)
-		snprintf(buf + n, len - n, ": the lower bound applies, every call of a syscall its rules"
-			 " name was made with a login uid their auid filters exclude");
+	else if (e->named_sys && e->excluded == e->named_sys &&
+		 e->records[AUDIT_LOWER] == e->records[AUDIT_POINT])
+		snprintf(buf + n, len - n, ": the lower bound applies: every call of a syscall its "
+			 "syscall rules name was made with a login uid their auid filters exclude; "
+			 "the upper is what its file rules could add");
 	else if (e->records[AUDIT_LOWER] == e->records[AUDIT_UPPER])
 		snprintf(buf + n, len - n, ": its rules' filters are decided, the bounds are one");
 	else
@@ -291,10 +293,12 @@ static void print_audit(const struct budget *b, const struct budget_tracer *t, F
 	audit_cost_line("a record", &a->record, f);
 	rate_str(rate, sizeof(rate), (double)e->events / sec);
 	fprintf(f, "  calls: %s/s, %.2f%% of them looking a path up; of the syscalls the rules name"
-		" %.2f%%; of those, made with a login uid their auid filters exclude: %.2f%%\n", rate,
+		" %.2f%% (its syscall rules: %.2f%%); of those, made with a login uid their auid filters"
+		" exclude: %.2f%%\n", rate,
 		e->events ? 100.0 * (double)e->path / (double)e->events : 0,
 		e->events ? 100.0 * (double)e->named / (double)e->events : 0,
-		e->named ? 100.0 * (double)e->excluded / (double)e->named : 0);
+		e->events ? 100.0 * (double)e->named_sys / (double)e->events : 0,
+		e->named_sys ? 100.0 * (double)e->excluded / (double)e->named_sys : 0);
 	fprintf(f, "  by login uid (read by the counter on every call):");
 	for (int i = 0; i < a->nauids; i++) {
 		auid_str(au, sizeof(au), a->auids[i].auid);

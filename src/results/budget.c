@@ -272,16 +272,22 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 	memset(e, 0, sizeof(*e));
 	for (int i = 0; i < n; i++) {
 		struct budget_audit_auid *s = per_auid ? auid_slot(a, c[i].auid) : NULL;
-		bool rec[AUDIT_LEVELS], named = false, excluded = true;
+		bool rec[AUDIT_LEVELS], named = false, by_sys = false, excluded = true;
 
+		/* excluded: named by syscall rules, each failing on the call's auid
+		 * (a file rule may still record it, at the upper bound) */
 		for (int k = 0; k < a->nrules; k++) {
 			enum audit_odds o = audit_sum_odds(&a->rules[k], c[i].nr, c[i].auid, c[i].known);
 
 			if (o == ODDS_NA || a->rules[k].never)
 				continue;
 			named = true;
+			if (a->rules[k].fs)
+				continue;
+			by_sys = true;
 			excluded &= o == ODDS_NO;
 		}
+		excluded &= by_sys;
 		bool path = c[i].nr >= 0 && c[i].nr < AUDIT_BITMASK_SIZE * 32 &&
 			    (a->path_mask[c[i].nr / 32] & (1u << (c[i].nr % 32)));
 
@@ -292,13 +298,14 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 		e->path += path ? c[i].events : 0;
 		e->events += c[i].events;
 		e->named += named ? c[i].events : 0;
-		e->excluded += named && excluded ? c[i].events : 0;
+		e->excluded += excluded ? c[i].events : 0;
+		e->named_sys += by_sys ? c[i].events : 0;
 		for (int l = 0; l < AUDIT_LEVELS; l++)
 			e->records[l] += rec[l] ? c[i].events : 0;
 		if (s) {
 			s->events += c[i].events;
 			s->named += named ? c[i].events : 0;
-			s->excluded += named && excluded ? c[i].events : 0;
+			s->excluded += excluded ? c[i].events : 0;
 			for (int l = 0; l < AUDIT_LEVELS; l++)
 				s->records[l] += rec[l] ? c[i].events : 0;
 		}
@@ -331,11 +338,16 @@ static void audit_bound(struct budget_audit *a)
 	}
 	n += (size_t)snprintf(a->bound + n, len - n, "%.1f%% of the calls are of syscalls the "
 			      "rules name", 100.0 * (double)e->named / (double)e->events);
-	if (e->excluded && n < len)
-		n += (size_t)snprintf(a->bound + n, len - n, "; %.1f%% of those were made with a login "
-				      "uid the rules' auid filters exclude (unset from a shell started "
-				      "as root, a daemon's): they pay the walk at every bound",
-				      100.0 * (double)e->excluded / (double)e->named);
+	if (e->named_sys && n < len)
+		n += (size_t)snprintf(a->bound + n, len - n, "; of the calls its syscall rules name,"
+				      " %.1f%% were made with a login uid their auid filters exclude"
+				      " (unset: a shell started as root, a daemon): those rules record"
+				      " them at no bound", 100.0 * (double)e->excluded /
+				      (double)e->named_sys);
+	if (e->records[AUDIT_UPPER] > e->records[AUDIT_POINT] && n < len)
+		n += (size_t)snprintf(a->bound + n, len - n, "; the upper bound adds the calls a file"
+				      " rule or an undecided filter (exit, a file, an argument) could"
+				      " record, which budget cannot know before the call");
 	if (n < len)
 		snprintf(a->bound + n, len - n, "; records: lower %" PRId64 " (every filter budget cannot"
 			 " decide fails), point %" PRId64 " (success=1 passes, the rest fail), upper %"

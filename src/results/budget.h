@@ -113,7 +113,8 @@ struct budget_audit_cost {
 struct budget_audit_est {
 	int64_t events;           /* every call counted */
 	int64_t named;            /* of a syscall some native exit rule names */
-	int64_t excluded;         /* of those, whose every naming rule's auid filter fails */
+	int64_t named_sys;        /* of a syscall some native syscall rule (not a file rule) names */
+	int64_t excluded;         /* of those, whose every such rule's auid filter fails */
 	int64_t path;             /* of a syscall that takes a pathname */
 	int64_t records[AUDIT_LEVELS];
 	/* ns over all the calls: each call not recorded at its walk (walk_path for

@@ -9,30 +9,10 @@
 #
 # Runs with t_audit, after the other tests (tests/run.sh): --measure turns
 # audit on, and the residue of that stays until reboot.
-. "$(dirname "$0")/lib.sh"
-need_root
-command -v auditctl >/dev/null && command -v auditd >/dev/null ||
-	skip "needs auditd (Debian: auditd)"
-status=$(auditctl -s) || skip "auditctl -s fails here: $status"
-pid=$(echo "$status" | sed -n 's/^pid //p')
-[ "${pid:-0}" = 0 ] || skip "an auditd (pid $pid) is registered: the audit cells skip by design, and this test leaves the box's auditd alone"
-echo "$status" | grep -qx 'enabled 2' && skip "audit is immutable (-e 2) until reboot"
-[ "$(auditctl -l)" = "No rules" ] || skip "the box has audit rules loaded: the audit cells skip by design"
+. "$(dirname "$0")/audit_lib.sh"
 MIX=$B/tests/tt-syscall-mix
 [ -x "$MIX" ] || fail "no $MIX: build it with make"
 export TMPDIR=$TMP
-
-state() {
-	auditctl -s | grep -E '^(enabled|failure|pid|rate_limit|backlog_limit|backlog_wait_time|loginuid_immutable) '
-	auditctl -l
-}
-BEFORE=$(state)
-same_state() {
-	local now
-	now=$(state)
-	[ "$now" = "$BEFORE" ] || fail "$1: audit state changed:$(diff <(echo "$BEFORE") <(echo "$now"))"
-	echo "$1: audit state as before"
-}
 
 # A rule file of our own: getuid always; close with STIG's auid filters; a
 # b32 rule (names none of ours); a watch with -p x (execve, execveat only).
