@@ -18,6 +18,7 @@
 #include <tracefs.h>
 
 #include "base/attached.h"
+#include "base/audit_nl.h"
 #include "base/tracefs_util.h"
 
 /* The lines of a tracefs list file, "; " joined into @out */
@@ -237,8 +238,9 @@ int att_ftrace_scan(struct att_list *l, const struct att_fds *f)
 
 int att_audit_scan(struct att_list *l)
 {
-	char line[512];
+	char line[512], rules[512] = "";
 	int enabled = -1, auditd = 0, n = 0;
+	struct att_consumer *c;
 	FILE *p;
 
 	if (access("/sbin/auditctl", X_OK) && access("/usr/sbin/auditctl", X_OK)) {
@@ -263,27 +265,38 @@ int att_audit_scan(struct att_list *l)
 		snprintf(l->audit, sizeof(l->audit), "off");
 		return 0;
 	}
+	/*
+	 * One consumer for the rule set: every call walks the exit list, the
+	 * first rule that fires makes the record (the costs are the set's, not
+	 * a rule's). Audit on with no rule is one too: every call of a task
+	 * with an audit context takes the slow path. Its owner: the registered
+	 * auditd, else kauditd (the records go to the kernel log).
+	 */
+	if (!(c = att_add(l, ATT_AUDIT)))
+		return -1;
+	snprintf(c->mech, sizeof(c->mech), "audit");
 	if ((p = popen("auditctl -l 2>&1", "re"))) {
-		while (fgets(line, sizeof(line), p)) {
-			struct att_consumer *c;
+		size_t w = 0;
 
+		while (fgets(line, sizeof(line), p)) {
 			line[strcspn(line, "\n")] = '\0';
 			if (!line[0] || !strcmp(line, "No rules"))
 				continue;
-			if (!(c = att_add(l, ATT_AUDIT))) {
-				pclose(p);
-				return -1;
-			}
 			n++;
-			snprintf(c->key, sizeof(c->key), "audit rule %s", line);
-			snprintf(c->mech, sizeof(c->mech), "audit");
-			snprintf(c->what, sizeof(c->what), "%s", line);
-			if (auditd > 0)
-				att_holder_add(c, auditd);
+			if (w < sizeof(rules))
+				w += (size_t)snprintf(rules + w, sizeof(rules) - w, "; %s", line);
 		}
 		pclose(p);
 	}
-	snprintf(l->audit, sizeof(l->audit), "on (enabled %d), %d rule%s, auditd %d", enabled, n,
-		 n == 1 ? "" : "s", auditd);
+	snprintf(c->key, sizeof(c->key), n ? "audit rules" : "audit enabled");
+	if (n)
+		snprintf(c->what, sizeof(c->what), "%d rule%s: %s", n, n == 1 ? "" : "s", rules + 2);
+	else
+		snprintf(c->what, sizeof(c->what), "audit on, no rule: every call's slow path");
+	if (auditd > 0 || (auditd = audit_kauditd_pid()) > 0)
+		att_holder_add(c, auditd);
+	snprintf(l->audit, sizeof(l->audit), "on (enabled %d), %d rule%s, %s %d", enabled, n,
+		 n == 1 ? "" : "s", c->nholders && !strcmp(c->holders[0].comm, "kauditd") ?
+		 "no auditd: kauditd" : "auditd", auditd);
 	return 0;
 }

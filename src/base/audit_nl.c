@@ -219,6 +219,25 @@ static void free_list(struct audit_rule_data **v, int n)
 	free(v);
 }
 
+int audit_nl_rule_sums(int fd, struct audit_rule_sum **out, char *err, size_t len)
+{
+	struct audit_rule_data **v;
+	int n = list_rules(fd, &v, err, len), machine = audit_detect_machine();
+
+	*out = NULL;
+	if (n < 0)
+		return -1;
+	if (!(*out = calloc((size_t)n + 1, sizeof(**out)))) {
+		free_list(v, n);
+		snprintf(err, len, "out of memory listing audit rules");
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		audit_rule_summarise(v[i], i + 1, machine, &(*out)[i]);
+	free_list(v, n);
+	return n;
+}
+
 int audit_nl_count_rules(int fd, const char *key, int *ours, int *others, char *err, size_t len)
 {
 	struct audit_rule_data **v;

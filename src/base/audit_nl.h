@@ -61,6 +61,12 @@ int audit_nl_set_backlog(int fd, uint32_t limit, char *err, size_t len);
  * AUDIT_KEY_PREFIX), @others the rest. 0, or -1 and @err.
  */
 int audit_nl_count_rules(int fd, const char *key, int *ours, int *others, char *err, size_t len);
+/*
+ * The rules loaded now, read only (auditctl -l's list), each summarised for
+ * the budget (audit_sum.h; its line: its place in the list, from 1) into
+ * *@out (malloc'd): their number, or -1 and @err.
+ */
+int audit_nl_rule_sums(int fd, struct audit_rule_sum **out, char *err, size_t len);
 /* Deletes every rule whose key is @key: how many in *@deleted. 0, or -1 and @err. */
 int audit_nl_delete_key(int fd, const char *key, int *deleted, char *err, size_t len);
 

@@ -255,28 +255,6 @@ static void run_args_for(const struct budget_args *a, const char *lead, struct r
 	r->no_table = true;
 }
 
-/*
- * The load's workload that matches the dominant events: the loop of the
- * most frequent syscall when the load has one, else getpid (the hook's
- * fixed cost on the cheapest syscall).
- */
-static bool in_set(const int *v, int n, int nr)
-{
-	for (int i = 0; i < n; i++)
-		if (v[i] == nr)
-			return true;
-	return false;
-}
-
-/* Whether the rule set of @au names the syscall of workload @w (a syscall rule or a file rule's). */
-static bool audit_names(const struct budget_audit *au, const struct workload *w)
-{
-	const struct tt_syscall *s = w->syscall ? tt_syscall_find(w->syscall) : NULL;
-
-	return !s || in_set(au->syscalls, au->nsyscalls, (int)s->nr) ||
-	       in_set(au->fs_syscalls, au->nfs_syscalls, (int)s->nr);
-}
-
 static const struct budget_audit *audit_of(const struct budget *b)
 {
 	for (int i = 0; i < b->ntracers; i++)
@@ -285,6 +263,11 @@ static const struct budget_audit *audit_of(const struct budget *b)
 	return NULL;
 }
 
+/*
+ * The load's workload that matches the dominant events: the loop of the
+ * most frequent syscall when the load has one, else getpid (the hook's
+ * fixed cost on the cheapest syscall).
+ */
 static const char *cost_workload(const struct budget_args *a, const struct budget *b)
 {
 	const struct budget_rates *r = &b->rates;
@@ -300,9 +283,9 @@ static const char *cost_workload(const struct budget_args *a, const struct budge
 	 * the top one, else getpid, else the first of the load's loops that is
 	 * not named (a set naming every syscall: getpid, its cost then a record's)
 	 */
-	if (au && !au->all_syscalls && (!pick || audit_names(au, pick))) {
+	if (au && !au->all_syscalls && (!pick || budget_audit_names(au, pick))) {
 		pick = workload_find("getpid");
-		for (const struct workload *w = workloads; w->name && audit_names(au, pick); w++)
+		for (const struct workload *w = workloads; w->name && budget_audit_names(au, pick); w++)
 			if (w->syscall && w->lib == WL_NONE && !w->cmd)
 				pick = w;
 	}
@@ -451,36 +434,13 @@ static void measured_hook(struct results *r, void *arg)
 static void stored_audit(const struct budget_args *a, struct store *s, struct budget_audit *au,
 			 struct store_cost_query *q)
 {
-	struct budget_audit_cost *rc = &au->record;
-	struct budget_cost c = { 0 };
-	char err[512];
-	int ret;
-
 	if (!au->walk.source[0])
 		snprintf(au->walk.reason, sizeof(au->walk.reason), "the walk of these rules is measured"
 			 " now only (the store does not keep which rule file a run loaded): add --measure");
-	if (rc->source[0])
+	if (au->record.source[0])
 		return;
 	q->tracer = AUDIT_RECORD_TRACER;
-	ret = s ? cmd_stored_cost(s, q, &c, NULL, err, sizeof(err)) : -1;
-	if (ret > 0)
-		snprintf(rc->reason, sizeof(rc->reason), "none stored for %s on %s, this host, kernel "
-			 "and version, in the last %d h: add --measure", AUDIT_RECORD_TRACER,
-			 q->workload, a->max_age_h);
-	else if (ret < 0)
-		snprintf(rc->reason, sizeof(rc->reason), "%s: add --measure", s ? err : "no store");
-	if (ret)
-		return;
-	snprintf(rc->source, sizeof(rc->source), "%s", c.source);
-	snprintf(rc->tracer, sizeof(rc->tracer), "%s", AUDIT_RECORD_TRACER);
-	snprintf(rc->workload, sizeof(rc->workload), "%s", c.workload);
-	snprintf(rc->started, sizeof(rc->started), "%s", c.started);
-	rc->run_id = c.run_id;
-	rc->reps = c.reps;
-	rc->ns = c.ns;
-	rc->lo = c.lo;
-	rc->hi = c.hi;
-	rc->consumer_ns = c.consumer_ns;
+	cmd_stored_audit_cost(s, q, &au->record, a->max_age_h, true);
 }
 
 /*
@@ -531,15 +491,9 @@ static struct budget_audit *audit_budget(struct budget_args *a)
 
 	if (!a->audit_rules)
 		die_usage("which rules? -t " AUDIT_TRACER " needs --audit-rules FILE");
-	au = calloc(1, sizeof(*au));
-	if (!au || !(au->rules = calloc((size_t)a->rs.n + 1, sizeof(*au->rules))))
-		die("out of memory");
+	au = budget_audit_new(a->rs.sum, a->rs.n);
 	snprintf(au->file, sizeof(au->file), "%s", a->audit_rules);
-	memcpy(au->rules, a->rs.sum, sizeof(*au->rules) * (size_t)a->rs.n);
-	au->nrules = a->rs.n;
 	au->dropped = a->rs.dropped;
-	audit_path_syscalls(au->path_mask);
-	budget_audit_sets(au);
 	return au;
 }
 
@@ -681,7 +635,7 @@ int cmd_budget(int argc, char **argv)
 		const struct budget_audit *au = audit_of(b);
 
 		/* a call that names a path walks at its own cost: stat's, unless the rules name it */
-		if (au && !audit_names(au, workload_find("stat")))
+		if (au && !budget_audit_names(au, workload_find("stat")))
 			h.path_wl = a.audit_path_wl = "stat";
 
 		if (audit_of(b))

@@ -40,7 +40,7 @@ static const char usage_attached[] =
 	"\n"
 	"What the tracing already attached to this box takes now: every BPF\n"
 	"program, ftrace buffer, perf event, ptrace or seccomp supervisor and\n"
-	"audit rule, its events over a window, per consumer and per owner\n"
+	"audit rule set, its events over a window, per consumer and per owner\n"
 	"(docs/budget.md, \"What is attached\"). Read only; needs root.\n"
 	"\n"
 	"      --attached          this view (-t is then a usage error)\n"
@@ -172,7 +172,8 @@ static int tracers_wanted(const struct attached *at, char *buf, size_t len)
 		const char *t = at->rows[i].cost.tracer;
 		bool seen = false;
 
-		if (!t[0] || !isfinite(at->rows[i].rate))
+		/* audit:rules needs the rule file: the live set's costs come from the store */
+		if (!t[0] || !isfinite(at->rows[i].rate) || !strcmp(t, "audit:rules"))
 			continue;
 		for (int k = 0; k < i && !seen; k++)
 			seen = isfinite(at->rows[k].rate) && !strcmp(at->rows[k].cost.tracer, t);
@@ -221,6 +222,67 @@ static int measure_costs(const struct attached_args *a, struct attached *at)
 	return ret;
 }
 
+/* @tracer's cost from the store on the first syscall workload @named (or not) by @au's rules */
+static bool audit_stored(struct store *s, struct store_cost_query q, const struct budget_audit *au,
+			 bool named, const char *only, struct budget_audit_cost *ac, int max_age_h)
+{
+	for (const struct workload *w = workloads; s && w->name; w++) {
+		if (!w->syscall || w->cmd || budget_audit_names(au, w) != named ||
+		    (only && strcmp(w->name, only)))
+			continue;
+		q.workload = w->name;
+		if (!cmd_stored_audit_cost(s, &q, ac, max_age_h, false))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The live rule set's costs, from the store (audit:rules needs its rule
+ * file to be measured): a record's, audit:rule/async on a syscall the rules
+ * name (else any); the walk's, audit:rules on a syscall they do not name,
+ * and on stat for a call that looks a path up (c2098b1's walk_path). The
+ * store does not keep which rule file that run loaded: said beside it.
+ */
+static void audit_costs(const struct attached_args *a, struct attached *at, struct store *s,
+			struct store_cost_query q)
+{
+	struct budget_audit *au = at->audit_set;
+	struct att_row *r = NULL;
+
+	for (int i = 0; i < at->nrows && !r; i++)
+		if (!strcmp(at->rows[i].cost.tracer, "audit:rules"))
+			r = &at->rows[i];
+	if (!r)
+		return;
+	if (!au) {
+		snprintf(r->cost.why, sizeof(r->cost.why), "the rules could not be read: %s",
+			 at->audit_why[0] ? at->audit_why : "audit changed during the window");
+		return;
+	}
+	q.tracer = "audit:rule/async";
+	if (!audit_stored(s, q, au, true, NULL, &au->record, a->max_age_h) &&
+	    !audit_stored(s, q, au, false, NULL, &au->record, a->max_age_h))
+		snprintf(au->record.reason, sizeof(au->record.reason), "no cost of audit:rule/async "
+			 "stored for this host, kernel and version in the last %d h (store one: tracetax "
+			 "run -t audit:rule/async -w getpid)", a->max_age_h);
+	q.tracer = "audit:rules";
+	if (!audit_stored(s, q, au, false, NULL, &au->walk, a->max_age_h))
+		snprintf(au->walk.reason, sizeof(au->walk.reason), "no cost of audit:rules stored on a "
+			 "syscall these rules do not name, for this host, kernel and version in the last"
+			 " %d h (store one: tracetax run -t audit:rules --audit-rules FILE -w getpid)",
+			 a->max_age_h);
+	if (!budget_audit_names(au, workload_find("stat")))
+		audit_stored(s, q, au, false, "stat", &au->walk_path, a->max_age_h);
+	snprintf(at->audit_walk_how, sizeof(at->audit_walk_how), "audit:rules' overhead on a "
+		 "syscall no rule names, of whatever rule file that run loaded (the store does not "
+		 "keep it)%s", a->measure ? "; --measure leaves audit:rules to the store: it needs "
+		 "the rule file" : "");
+	if (au->walk.source[0] && au->record.source[0])
+		snprintf(r->cost.source, sizeof(r->cost.source), "store");
+	r->cost.run_id = au->walk.run_id;
+}
+
 /*
  * Each row's tracer's cost from the store, on every syscall workload that
  * has one (cmd_stored_cost: the store's rule, this host, kernel and
@@ -238,6 +300,9 @@ static void stored_costs(const struct attached_args *a, struct attached *at,
 	if (!store_path(a->store, path, sizeof(path), err, sizeof(err)))
 		s = store_open(path, false, err, sizeof(err));
 	host_id(host, sizeof(host));
+	audit_costs(a, at, s, (struct store_cost_query){
+		.hostname = env->hostname, .kernel = env->kernel, .version = env->tracetax_version,
+		.host_id = host, .since = since });
 	for (int i = 0; i < at->nrows; i++) {
 		struct att_cost *c = &at->rows[i].cost;
 		struct store_cost_query q = {
@@ -249,7 +314,7 @@ static void stored_costs(const struct attached_args *a, struct attached *at,
 		int64_t run_id = 0;
 		int n = 0, nweighted = 0, rc = s ? 1 : -1;
 
-		if (!c->tracer[0] || c->source[0] || c->why[0])
+		if (!c->tracer[0] || c->source[0] || c->why[0] || !strcmp(c->tracer, "audit:rules"))
 			continue;
 		for (const struct workload *w = workloads; s && w->name && rc >= 0; w++) {
 			struct budget_cost bc = { 0 };

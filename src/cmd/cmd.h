@@ -68,5 +68,14 @@ struct store_cost_query;
  */
 int cmd_stored_cost(struct store *s, const struct store_cost_query *q, struct budget_cost *out,
 		    double *prog_ns, char *err, size_t len);
+struct budget_audit_cost;
+/*
+ * An audit cost (budget_audit_cost: a record's or a walk's) from the store,
+ * q->tracer on q->workload, into @ac; 0, or not 0 with @ac's reason (none
+ * stored in the last @max_age_h hours, or the store's error; @s NULL: no
+ * store), ending "add --measure" when @measure_hint.
+ */
+int cmd_stored_audit_cost(struct store *s, const struct store_cost_query *q,
+			  struct budget_audit_cost *ac, int max_age_h, bool measure_hint);
 
 #endif

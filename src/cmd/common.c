@@ -168,3 +168,27 @@ int cmd_stored_cost(struct store *s, const struct store_cost_query *q, struct bu
 	doc_release(&d);
 	return 0;
 }
+
+int cmd_stored_audit_cost(struct store *s, const struct store_cost_query *q,
+			  struct budget_audit_cost *ac, int max_age_h, bool measure_hint)
+{
+	struct budget_cost c = { 0 };
+	char err[512];
+	const char *hint = measure_hint ? ": add --measure" : "";
+	int ret = s ? cmd_stored_cost(s, q, &c, NULL, err, sizeof(err)) : -1;
+
+	if (ret > 0)
+		snprintf(ac->reason, sizeof(ac->reason), "none stored for %s on %s, this host, kernel "
+			 "and version, in the last %d h%s", q->tracer, q->workload, max_age_h, hint);
+	else if (ret < 0)
+		snprintf(ac->reason, sizeof(ac->reason), "%s%s", s ? err : "no store", hint);
+	if (ret)
+		return ret;
+	*ac = (struct budget_audit_cost){ .run_id = c.run_id, .reps = c.reps, .ns = c.ns, .lo = c.lo,
+					  .hi = c.hi, .consumer_ns = c.consumer_ns };
+	snprintf(ac->source, sizeof(ac->source), "%s", c.source);
+	snprintf(ac->tracer, sizeof(ac->tracer), "%s", q->tracer);
+	snprintf(ac->workload, sizeof(ac->workload), "%s", c.workload);
+	snprintf(ac->started, sizeof(ac->started), "%s", c.started);
+	return 0;
+}

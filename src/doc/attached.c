@@ -89,6 +89,60 @@ static json_t *row_json(const struct att_row *r)
 			 "bpftop_share_pct", num(r->cost.bpftop_share));
 }
 
+static json_t *audit_cost_json(const struct budget_audit_cost *c)
+{
+	bool have = c->source[0];
+
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "tracer", have ? json_string(c->tracer) : json_null(),
+			 "source", str_or_null(c->source), "why", str_or_null(c->reason),
+			 "run_id", have && c->run_id ? json_integer(c->run_id) : json_null(),
+			 "workload", have ? json_string(c->workload) : json_null(),
+			 "ns_per_call", have ? num(c->ns) : json_null(),
+			 "ci95", json_pack("[o, o]", have ? num(c->lo) : json_null(),
+					   have ? num(c->hi) : json_null()));
+}
+
+static json_t *levels_json(double lower, double point, double upper)
+{
+	return json_pack("{s:o, s:o, s:o}", "lower", num(lower), "point", num(point),
+			 "upper", num(upper));
+}
+
+/* The live rule set (docs/schema.md, "attached"): null when no rule is loaded */
+static json_t *audit_json(const struct attached *a)
+{
+	const struct budget_audit *au = a->audit_set;
+	const struct budget_audit_est *e;
+	double s = a->rates.seconds, owner = NAN;
+	bool have;
+
+	if (!au)
+		return a->audit_why[0] ? json_pack("{s:s}", "why", a->audit_why) : json_null();
+	e = &au->box;
+	have = e->events > 0 && s > 0;
+	if (have && isfinite(a->audit_owner_cpu_ns) && a->seconds > 0)
+		owner = a->audit_owner_cpu_ns / (a->seconds * a->cpus * 1e9) * 100;
+#define PER_S(v) (have ? (double)(v) / s : NAN)
+	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "rules", au->nrules, "exit_rules", au->exit_rules,
+			 "calls_per_s", num(PER_S(e->events)),
+			 "named_per_s", num(PER_S(e->named)),
+			 "records_per_s", levels_json(PER_S(e->records[AUDIT_LOWER]),
+						      PER_S(e->records[AUDIT_POINT]),
+						      PER_S(e->records[AUDIT_UPPER])),
+			 "walk_per_s", num(PER_S(e->events - e->records[AUDIT_POINT])),
+			 "record", audit_cost_json(&au->record),
+			 "walk", audit_cost_json(&au->walk),
+			 "walk_path", audit_cost_json(&au->walk_path),
+			 "walk_note", str_or_null(a->audit_walk_how),
+			 "share_pct", levels_json(have ? e->lo[AUDIT_LOWER] / s / (a->cpus * 1e9) * 100 : NAN,
+						  have ? e->ns[AUDIT_POINT] / s / (a->cpus * 1e9) * 100 : NAN,
+						  have ? e->hi[AUDIT_UPPER] / s / (a->cpus * 1e9) * 100 : NAN),
+			 "owner_cpu_pct", num(owner));
+#undef PER_S
+}
+
 static json_t *owner_json(const struct att_owner *o)
 {
 	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:o, s:[o, o], s:f}",
@@ -110,7 +164,7 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		json_array_append_new(owners, owner_json(&a->owners[i]));
 	d = json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:i}, s:f, s:i,"
 		      " s:{s:b, s:o, s:i, s:i}, s:{s:b, s:b, s:b, s:s}, s:{s:f, s:I, s:o},"
-		      " s:{s:o, s:[o, o], s:f, s:i}, s:o, s:o}",
+		      " s:{s:o, s:[o, o], s:f, s:i}, s:o, s:o, s:o}",
 		      "kind", "attached", "schema_version", ATTACHED_SCHEMA_VERSION,
 		      "environment", "hostname", env->hostname, "kernel", env->kernel,
 		      "tracetax_version", env->tracetax_version, "started", env->started,
@@ -125,7 +179,7 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		      "total", "share_pct", num(a->share), "share_ci95", num(a->share_lo),
 		      num(a->share_hi),
 		      "bpftop_share_pct", a->bpftop_share, "floors", a->nfloor,
-		      "consumers", rows, "owners", owners);
+		      "consumers", rows, "owners", owners, "audit_rules", audit_json(a));
 	if (!d)
 		die("cannot build the attached document");
 	text = json_dumps(d, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -10,8 +10,9 @@
  *   ftrace     entries + overrun + read events over every CPU
  *   perf       each event's count, paired by its id
  *   ptrace, seccomp   the counter's syscall entries of the traced process
- *   audit      the counter's syscall entries, of the rule's pid where it
- *              names one, else of the whole box
+ *   audit      the counter's syscall entries of the whole box (every call
+ *              walks the rules), by login uid and syscall where rules are
+ *              loaded: what they record is priced in attached_costs
  * A consumer seen at one end only is "gone" or "appeared", never 0.
  */
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
+#include "base/audit_nl.h"
 #include "base/signals.h"
 #include "base/util.h"
 #include "measure/attached.h"
@@ -67,14 +69,11 @@ static void syscall_row(struct attached *a, struct att_row *r, const struct budg
 			int nall)
 {
 	pid_t pid = r->c.target;
-	const char *p;
 
 	if (a->rates_why[0]) {
 		not_counted(r, "%s", a->rates_why);
 		return;
 	}
-	if (r->c.kind == ATT_AUDIT && (p = strstr(r->c.what, "pid=")))
-		pid = atoi(p + 4);
 	r->seconds = a->rates.seconds;
 	snprintf(r->source, sizeof(r->source), "syscall counter");
 	if (!pid) {
@@ -175,6 +174,49 @@ static int rows_of(struct attached *a, const struct att_list *b, const struct at
 	return 0;
 }
 
+/*
+ * The rules loaded now (read only), summarised as budget -t audit:rules
+ * summarises a file, when @l has the "audit rules" consumer: the counter
+ * then counts by login uid too. Its owner's CPU at the window's start.
+ */
+static void audit_rules_read(struct attached *a, const struct att_list *l, struct rates_opts *ro)
+{
+	const struct att_consumer *c = att_find(l, "audit rules");
+	struct audit_rule_sum *sums;
+	int fd, n;
+
+	a->audit_owner_cpu_ns = NAN;
+	if (!c)
+		return;
+	if ((fd = audit_nl_open(a->audit_why, sizeof(a->audit_why))) < 0)
+		return;
+	n = audit_nl_rule_sums(fd, &sums, a->audit_why, sizeof(a->audit_why));
+	audit_nl_close(fd);
+	if (n < 0)
+		return;
+	a->audit_set = budget_audit_new(sums, n);
+	free(sums);
+	ro->by_auid = true;
+	if (c->nholders)
+		a->audit_owner_cpu_ns = -(double)audit_task_cpu_ns(c->holders[0].pid);
+}
+
+/* Its CPU over the window: NaN when it is gone, or another process has its pid's place */
+static void audit_owner_cpu(struct attached *a, const struct att_list *b, const struct att_list *e)
+{
+	const struct att_consumer *cb = att_find(b, "audit rules"), *ce = att_find(e, "audit rules");
+	uint64_t end;
+
+	if (!isfinite(a->audit_owner_cpu_ns))
+		return;
+	if (!ce || !ce->nholders || ce->holders[0].pid != cb->holders[0].pid ||
+	    !(end = audit_task_cpu_ns(ce->holders[0].pid))) {
+		a->audit_owner_cpu_ns = NAN;
+		return;
+	}
+	a->audit_owner_cpu_ns += (double)end;
+}
+
 int attached_measure(const struct attached_opts *o, struct attached *a, char *err, size_t len)
 {
 	struct att_list b = { 0 }, e = { 0 };
@@ -198,6 +240,7 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 		snprintf(err, len, "cannot read the consumers: %s", strerror(errno));
 		goto out;
 	}
+	audit_rules_read(a, &b, &ro);
 	t0 = now_s();
 	ro.all = all;
 	ro.max_all = ALL_PROCS;
@@ -215,6 +258,7 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 		goto out;
 	}
 	signals_doing(NULL);
+	audit_owner_cpu(a, &b, &e);
 	a->seconds = t1 - t0;
 	a->bpf_unknown = b.bpf_unknown || e.bpf_unknown;
 	a->tracefs_unknown = b.tracefs_unknown || e.tracefs_unknown;

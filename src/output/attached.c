@@ -109,7 +109,8 @@ static void print_costs(const struct attached *a, FILE *f)
 		char who[48];
 		bool dup = false;
 
-		if (!isfinite(a->rows[i].rate))
+		/* the audit rule set: print_audit */
+		if (!isfinite(a->rows[i].rate) || (a->audit_set && !strcmp(c->tracer, "audit:rules")))
 			continue;
 		for (int k = 0; k < i && !dup; k++)
 			dup = isfinite(a->rows[k].rate) && !strcmp(a->rows[k].cost.tracer, c->tracer) &&
@@ -136,6 +137,63 @@ static void print_costs(const struct attached *a, FILE *f)
 			fprintf(f, "  %-20s %s%s\n", c->tracer[0] ? c->tracer : who,
 				c->floor ? "program time only, a floor: " : "no cost: ",
 				c->why[0] ? c->why : "-");
+	}
+}
+
+static void audit_cost_line(FILE *f, const char *what, const struct budget_audit_cost *c)
+{
+	if (!c->source[0]) {
+		fprintf(f, "  %-26s no cost: %s\n", what, c->reason[0] ? c->reason : "-");
+		return;
+	}
+	fprintf(f, "  %-26s %s %.1f ns/call [%.1f, %.1f] (on %s, ", what, c->tracer, c->ns, c->lo,
+		c->hi, c->workload);
+	if (c->run_id)
+		fprintf(f, "stored run %lld)\n", (long long)c->run_id);
+	else
+		fprintf(f, "measured now)\n");
+}
+
+/* The live rule set: its records and walk over the window, their costs, its owner's CPU */
+static void print_audit(const struct attached *a, FILE *f)
+{
+	const struct budget_audit *au = a->audit_set;
+	const struct budget_audit_est *e;
+	double s = a->rates.seconds;
+	char rate[16], rec[3][16], walk[16];
+
+	if (!au)
+		return;
+	e = &au->box;
+	fprintf(f, "\naudit rules: %d read from the kernel (%d on the exit list); every call "
+		"counted by login uid and syscall, priced as budget -t audit:rules prices a file\n",
+		au->nrules, au->exit_rules);
+	if (!e->events || s <= 0) {
+		fprintf(f, "  no call counted\n");
+		return;
+	}
+	rate_str(rate, sizeof(rate), (double)e->events / s);
+	for (int l = 0; l < AUDIT_LEVELS; l++)
+		rate_str(rec[l], sizeof(rec[l]), (double)e->records[l] / s);
+	rate_str(walk, sizeof(walk), (double)(e->events - e->records[AUDIT_POINT]) / s);
+	fprintf(f, "  %-26s %s/s, of syscalls the rules name %.1f%%\n", "calls", rate,
+		100.0 * (double)e->named / (double)e->events);
+	fprintf(f, "  %-26s lower %s, point %s, upper %s\n", "records/s", rec[AUDIT_LOWER],
+		rec[AUDIT_POINT], rec[AUDIT_UPPER]);
+	fprintf(f, "  %-26s %s calls/s (point)\n", "the walk (no record)", walk);
+	audit_cost_line(f, "a record", &au->record);
+	audit_cost_line(f, "the walk", &au->walk);
+	if (au->walk_path.source[0])
+		audit_cost_line(f, "the walk, naming a path", &au->walk_path);
+	if (a->audit_walk_how[0] && au->walk.source[0])
+		fprintf(f, "  %-26s %s\n", "", a->audit_walk_how);
+	if (isfinite(a->audit_owner_cpu_ns) && a->seconds > 0) {
+		char pct[16];
+
+		output_pct_str(pct, sizeof(pct), a->audit_owner_cpu_ns / (a->seconds * a->cpus * 1e9)
+			       * 100);
+		fprintf(f, "  %-26s %s of the box's CPU over the window (its threads' schedstat)\n",
+			"its owner's own CPU", pct);
 	}
 }
 
@@ -187,6 +245,7 @@ void output_attached(const struct attached *a, FILE *f)
 	}
 	print_rows(a, f);
 	print_costs(a, f);
+	print_audit(a, f);
 	print_owners(a, f);
 	share_str(share, sizeof(share), a->share, a->share_lo, a->share_hi, false);
 	output_pct_str(bt, sizeof(bt), a->bpftop_share);

@@ -51,6 +51,9 @@ const char *attached_tracer_of(const struct att_row *r)
 		return r->c.nholders && !strcmp(r->c.holders[0].comm, "strace") ? "strace" : "ptrace:all";
 	case ATT_SECCOMP:
 		return "seccomp:filter";
+	case ATT_AUDIT:
+		/* the rule set: its walk and records (attached_costs); audit on without a rule */
+		return !strcmp(r->c.key, "audit rules") ? "audit:rules" : "audit:enabled";
 	default:
 		return NULL;
 	}
@@ -59,6 +62,37 @@ const char *attached_tracer_of(const struct att_row *r)
 static double pct(const struct attached *a, double ns_per_s)
 {
 	return ns_per_s / ((double)a->cpus * 1e9) * 100;
+}
+
+/*
+ * The rule set's cost: the box's calls of the window by login uid and
+ * syscall, each at the walk's cost or a record's (budget_audit_estimate,
+ * as budget -t audit:rules prices a file). Per call: the point estimate's
+ * mean, bounded by the lower estimate's lower and the upper's upper bound.
+ */
+static void audit_cost(struct attached *a, struct att_row *r)
+{
+	struct budget_audit *au = a->audit_set;
+	const struct budget_rates *rt = &a->rates;
+	struct budget_audit_est *e = &au->box;
+	struct att_cost *c = &r->cost;
+	double ev;
+
+	budget_audit_estimate(au, rt->auid_nr, rt->nauid_nr, rt->auid_unnamed, e, false);
+	ev = (double)e->events;
+	if (!ev || !isfinite(e->ns[AUDIT_POINT]) || rt->seconds <= 0) {
+		if (!c->why[0])
+			snprintf(c->why, sizeof(c->why), "%s", !au->walk.source[0] ? au->walk.reason :
+				 !au->record.source[0] ? au->record.reason : "no call counted");
+		return;
+	}
+	c->prog_ns = 0;
+	c->disp_ns = c->ns = e->ns[AUDIT_POINT] / ev;
+	c->disp_lo = c->lo = e->lo[AUDIT_LOWER] / ev;
+	c->disp_hi = c->hi = e->hi[AUDIT_UPPER] / ev;
+	c->share = pct(a, e->ns[AUDIT_POINT] / rt->seconds);
+	c->share_lo = pct(a, e->lo[AUDIT_LOWER] / rt->seconds);
+	c->share_hi = pct(a, e->hi[AUDIT_UPPER] / rt->seconds);
 }
 
 static void row_cost(struct attached *a, struct att_row *r)
@@ -70,6 +104,11 @@ static void row_cost(struct attached *a, struct att_row *r)
 	c->share = c->share_lo = c->share_hi = c->bpftop_share = NAN;
 	if (!isfinite(r->rate))
 		return;
+	if (r->c.kind == ATT_AUDIT && !strcmp(c->tracer, "audit:rules")) {
+		if (a->audit_set)
+			audit_cost(a, r);
+		return;
+	}
 	c->prog_ns = !bpf ? 0 : r->run_cnt > 0 ? r->prog_ns : 0;
 	if (bpf && r->seconds > 0 && isfinite(r->run_ns))
 		c->bpftop_share = pct(a, r->run_ns / r->seconds);
@@ -190,6 +229,10 @@ void attached_release(struct attached *a)
 {
 	free(a->rates.per_cpu);
 	a->rates.per_cpu = NULL;
+	free(a->rates.auid_nr);
+	a->rates.auid_nr = NULL;
+	budget_audit_release(a->audit_set);
+	a->audit_set = NULL;
 	free(a->rows);
 	free(a->owners);
 	a->rows = NULL;

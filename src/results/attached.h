@@ -95,6 +95,18 @@ struct attached {
 	struct budget_rates rates;   /* the syscall counter's window */
 	char rates_why[256];      /* the counter could not run: syscall-hooking rows not counted */
 	double share, share_lo, share_hi;   /* every costed consumer's, % of the box; NaN none */
+	/*
+	 * The audit rules loaded (the "audit rules" row; audit_set), read from the kernel
+	 * and summarised as budget -t audit:rules summarises a file; its walk
+	 * and record costs (the caller's), and audit->box, the box's calls by
+	 * login uid and syscall over the window priced by them
+	 * (budget_audit_estimate, in attached_costs). NULL: no rule, or
+	 * audit_why says why they could not be read.
+	 */
+	struct budget_audit *audit_set;
+	char audit_why[200];
+	char audit_walk_how[200];  /* which cost stands for the walk, in words */
+	double audit_owner_cpu_ns; /* the audit row's owner's CPU over the window; NaN unread */
 	double bpftop_share;      /* bpftop's method over the same BPF programs */
 	int nfloor;
 };

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "load/syscalls.h"
+#include "load/workloads.h"
 #include "results/budget.h"
 
 /* % of the machine's CPU that @events in the window cost at @ns each. */
@@ -17,7 +19,6 @@ static double pct(const struct budget_rates *r, double events, double ns)
 }
 
 /* One more zeroed element of @size at the end of *@arr, of *@n: it. */
-static void budget_audit_release(struct budget_audit *a);
 static void budget_audit_finish(struct budget *b, struct budget_tracer *t);
 
 static void *push(void *arr, int *n, size_t size)
@@ -438,7 +439,7 @@ void budget_audit_check_fill(struct budget_check *k, struct budget_audit *a,
 	k->within = k->pred_hi >= k->meas_lo && k->pred_lo <= k->meas_hi;
 }
 
-static void budget_audit_release(struct budget_audit *a)
+void budget_audit_release(struct budget_audit *a)
 {
 	if (!a)
 		return;
@@ -446,4 +447,33 @@ static void budget_audit_release(struct budget_audit *a)
 	free(a->syscalls);
 	free(a->fs_syscalls);
 	free(a);
+}
+
+struct budget_audit *budget_audit_new(const struct audit_rule_sum *rules, int n)
+{
+	struct budget_audit *au = calloc(1, sizeof(*au));
+
+	if (!au || !(au->rules = calloc((size_t)n + 1, sizeof(*au->rules))))
+		die("out of memory");
+	memcpy(au->rules, rules, sizeof(*au->rules) * (size_t)n);
+	au->nrules = n;
+	audit_path_syscalls(au->path_mask);
+	budget_audit_sets(au);
+	return au;
+}
+
+static bool in_set(const int *v, int n, int nr)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == nr)
+			return true;
+	return false;
+}
+
+bool budget_audit_names(const struct budget_audit *au, const struct workload *w)
+{
+	const struct tt_syscall *s = w->syscall ? tt_syscall_find(w->syscall) : NULL;
+
+	return !s || in_set(au->syscalls, au->nsyscalls, (int)s->nr) ||
+	       in_set(au->fs_syscalls, au->nfs_syscalls, (int)s->nr);
 }

@@ -220,6 +220,16 @@ bool budget_cost_weighted(const struct budget_cost *c, const int64_t *per_cpu, i
 void budget_check_fill(struct budget_check *k, const struct budget_cost *cost,
 		       const struct cell *c);
 
+/*
+ * A rule set's prediction from @n rule summaries (copied): its named
+ * syscall sets and the syscalls that take a pathname; no costs yet.
+ * die() when out of memory. budget_audit_release frees it (NULL: nothing).
+ */
+struct budget_audit *budget_audit_new(const struct audit_rule_sum *rules, int n);
+void budget_audit_release(struct budget_audit *a);
+struct workload;
+/* Whether @au's rules name @w's syscall (a rule of the set, or a file rule, can record it). */
+bool budget_audit_names(const struct budget_audit *au, const struct workload *w);
 /* The rule set's named syscall sets from its rules (after rules/nrules are set). */
 void budget_audit_sets(struct budget_audit *a);
 /*

@@ -107,6 +107,52 @@ static const struct att_consumer *find_kind(const struct att_list *l, enum att_k
 	return NULL;
 }
 
+/*
+ * The live rule set is one consumer, priced as budget -t audit:rules prices
+ * a file: a rule on getuid, 1000 getuid and 3000 getpid calls in 2 s on 2
+ * CPUs, a record 1000 ns [900, 1100], the walk 100 ns [50, 150]. Audit on
+ * with no rule is audit:enabled's.
+ */
+static void test_audit_rules_cost(void **state)
+{
+	struct audit_rule_sum rule = { .line = 1, .exit = true, .native = true };
+	struct budget_auid_nr calls[] = {
+		{ .auid = AUDIT_AUID_UNSET, .known = true, .nr = 102, .events = 1000 },	/* getuid */
+		{ .auid = AUDIT_AUID_UNSET, .known = true, .nr = 39, .events = 3000 },	/* getpid */
+	};
+	struct att_row r = row(ATT_AUDIT, 0, 0, 2000);
+	struct attached a = { .rows = &r, .nrows = 1, .cpus = 2 };
+	const struct att_cost *c = &r.cost;
+
+	(void)state;
+	rule.mask[102 / 32] |= 1u << (102 % 32);
+	snprintf(r.c.key, sizeof(r.c.key), "audit enabled");
+	assert_string_equal(attached_tracer_of(&r), "audit:enabled");
+	snprintf(r.c.key, sizeof(r.c.key), "audit rules");
+	assert_string_equal(attached_tracer_of(&r), "audit:rules");
+	snprintf(r.cost.tracer, sizeof(r.cost.tracer), "audit:rules");
+	a.audit_set = budget_audit_new(&rule, 1);
+	a.rates = (struct budget_rates){ .seconds = 2, .events = 4000, .auid_nr = calls, .nauid_nr = 2 };
+	/* no walk's cost: no cost, and why, never 0 */
+	snprintf(a.audit_set->walk.reason, sizeof(a.audit_set->walk.reason), "none stored");
+	attached_costs(&a);
+	assert_true(isnan(c->ns) && isnan(c->share));
+	assert_string_equal(c->why, "none stored");
+	r.cost.why[0] = '\0';
+	a.audit_set->walk = (struct budget_audit_cost){ .source = "store", .ns = 100, .lo = 50, .hi = 150 };
+	a.audit_set->record = (struct budget_audit_cost){ .source = "store", .ns = 1000, .lo = 900,
+							   .hi = 1100 };
+	attached_costs(&a);
+	assert_int_equal(a.audit_set->box.records[AUDIT_LOWER], 1000);
+	assert_int_equal(a.audit_set->box.records[AUDIT_UPPER], 1000);
+	/* (3000 x 100 + 1000 x 1000) / 4000 calls; bounds (3000 x 50 + 1000 x 900), (... 150, 1100) */
+	assert_true(fabs(c->ns - 325) < 1e-9 && fabs(c->lo - 262.5) < 1e-9 && fabs(c->hi - 387.5) < 1e-9);
+	/* 1.3e6 ns in 2 s on 2 CPUs */
+	assert_true(fabs(c->share - 1.3e6 / 2 / 2e9 * 100) < 1e-12);
+	assert_true(fabs(a.share - c->share) < 1e-12);
+	budget_audit_release(a.audit_set);
+}
+
 static void test_scan_ptrace_seccomp(void **state)
 {
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
@@ -177,6 +223,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_owners),
 		cmocka_unit_test(test_ftrace_reader_tracer),
+		cmocka_unit_test(test_audit_rules_cost),
 		cmocka_unit_test(test_scan_ptrace_seccomp),
 	};
 

@@ -1,0 +1,119 @@
+# tracetax budget --attached costs the audit rules loaded in the kernel: a
+# rule of ours (`-a always,exit -S getuid` with a key of this test) loaded
+# beside a busy program, with audit on and no auditd registered. The rule
+# set is one consumer, found with kauditd as its owner (no auditd); its
+# records/s agree with the box's getuid calls over the same window (a
+# bpftrace program counting sys_enter_getuid, whose run count the view
+# reads too); lower <= point <= upper; and its cost comes from the store
+# this test fills first (a record: audit:rule/async on getuid; the walk:
+# audit:rules with the one-rule file on getpid, which it does not name).
+# The box's audit state is the same after as before (auditctl -s, -l).
+#
+# Audit is global: while its rule is loaded the test holds the machine's
+# tracetax lock (its budget then takes a lock of its own), so that no other
+# measurement sees the rule. Runs with t_audit, last (tests/run.sh): audit turned on
+# leaves its residue until reboot.
+. "$(dirname "$0")/audit_lib.sh"
+command -v bpftrace >/dev/null || skip "no bpftrace here (scripts/deps.sh test installs it)"
+MIX=$B/tests/tt-syscall-mix
+[ -x "$MIX" ] || fail "no $MIX: build it with make"
+enabled=$(echo "$status" | sed -n 's/^enabled //p')
+KEY=tt-att-$$
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	auditctl -D -k "$KEY" >/dev/null 2>&1
+	auditctl -e "$enabled" >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# the costs: a record's on getuid, the walk of the same one-rule set on getpid
+echo "-a always,exit -F arch=b64 -S getuid -k $KEY" >"$TMP/one.rules"
+"$TT" run -q -t audit:rule/async,audit:rules --audit-rules "$TMP/one.rules" -w getpid,getuid \
+	-r 3 --run-ms 50 --store "$TMP/s.db" --json "$TMP/s.json" >"$TMP/s.out" 2>&1
+ran $? || fail "the store's run: $(tail -5 "$TMP/s.out")"
+same_state "the store's run"
+python3 - "$TMP/s.json" >"$TMP/cells.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = {(c["tracer"], c["workload"]) for c in d["cells"] if c["status"] == "ok"}
+for want in (("audit:rule/async", "getuid"), ("audit:rules", "getpid")):
+    if want not in ok:
+        if any((c["tracer"], c["workload"]) == want and c["status"] == "failed" for c in d["cells"]):
+            sys.exit(1)
+        print("no %s cell on %s here: %s" % (want + (
+            [c.get("reason") for c in d["cells"] if (c["tracer"], c["workload"]) == want],)))
+        sys.exit(77)
+PY
+rc=$?
+[ $rc = 77 ] && skip "$(cat "$TMP/cells.out")"
+[ $rc = 0 ] || fail "the store's document: $(cat "$TMP/cells.out")"
+
+# the machine's lock (src/base/lock.c's choice) while our rule is loaded; the
+# box's audit as before, checked again under it
+LOCKF=${TRACETAX_LOCK:-/run/lock/tracetax.lock}
+[ -n "${TRACETAX_LOCK:-}" ] || [ "$(stat -c %a /run/lock 2>/dev/null)" = 1777 ] ||
+	LOCKF=/dev/shm/tracetax.lock
+exec 9>>"$LOCKF" || fail "cannot open the lock file '$LOCKF'"
+flock -w "$TRACETAX_WAIT" 9 || fail "the machine's lock '$LOCKF' stayed held"
+[ "$(state)" = "$BEFORE" ] || skip "another run changed the box's audit meanwhile: $(state | tr '\n' ' ')"
+
+# audit on, our rule, no auditd; a busy program and a count of its getuid
+auditctl -e 1 >/dev/null || fail "auditctl -e 1 refused"
+auditctl -a always,exit -F arch=b64 -S getuid -k "$KEY" >/dev/null || fail "auditctl -a refused"
+"$MIX" 2000000000 & pids+=($!)
+bpftrace -e 'tracepoint:syscalls:sys_enter_getuid { @calls = count(); }' >"$TMP/bt.out" 2>&1 &
+bt=$!; pids+=($bt)
+for i in $(seq 60); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.5; done
+grep -q Attaching "$TMP/bt.out" || fail "bpftrace did not attach: $(cat "$TMP/bt.out")"
+TRACETAX_LOCK=$TMP/inner.lock "$TT" budget --attached --for 2 --store "$TMP/s.db" --no-store --json "$TMP/a.json" \
+	>"$TMP/a.out" 2>&1 || fail "budget --attached: $(cat "$TMP/a.out")"
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+pids=()
+auditctl -D -k "$KEY" >/dev/null || fail "cannot delete our rule"
+auditctl -e "$enabled" >/dev/null || fail "cannot set audit back to enabled $enabled"
+exec 9>&-
+same_state "budget --attached with our rule"
+
+python3 tests/validate_json.py "$TMP/a.json" docs/schema.json || fail "a.json: schema"
+grep -q "^audit rules: 1 read from the kernel" "$TMP/a.out" || fail "no audit block: $(cat "$TMP/a.out")"
+python3 - "$TMP/a.json" "$bt" "$KEY" <<'PY' || fail "$(cat "$TMP/a.out")"
+import json, sys
+d, bt, key = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
+[c] = [c for c in d["consumers"] if c["kind"] == "audit"]
+assert c["key"] == "audit rules" and key in c["attached_to"], c
+assert c["state"] == "counted", c
+# no auditd: the records go through kauditd, the owner
+assert [h["comm"] for h in c["holders"]] == ["kauditd"], c["holders"]
+[prog] = [p for p in d["consumers"] if p["kind"] == "bpf" and bt in [h["pid"] for h in p["holders"]]
+          and p["attached_to"] == "sys_enter_getuid"]
+a = d["audit_rules"]
+assert a["rules"] == 1 and a["exit_rules"] == 1, a
+r = a["records_per_s"]
+# -S getuid and nothing else: every getuid call is recorded, at every bound
+assert r["lower"] <= r["point"] <= r["upper"], r
+ref = prog["per_s"]
+assert ref > 1000, prog
+assert abs(r["point"] - ref) <= 0.15 * ref, "records/s %.0f vs getuid/s %.0f" % (r["point"], ref)
+assert abs(a["walk_per_s"] + r["point"] - a["calls_per_s"]) <= 1e-6 * a["calls_per_s"] + 1, a
+# the costs from the test's store: a record's, the walk's
+assert a["record"]["source"] == "store" and a["record"]["tracer"] == "audit:rule/async", a["record"]
+assert a["record"]["workload"] == "getuid", a["record"]
+assert a["walk"]["source"] == "store" and a["walk"]["tracer"] == "audit:rules", a["walk"]
+assert a["walk"]["workload"] == "getpid", a["walk"]
+k = c["cost"]
+assert k["tracer"] == "audit:rules" and k["source"] == "store", k
+assert k["ns_per_event"] is not None and k["share_pct"] is not None, k
+lo, hi = k["ci95"]
+assert lo <= k["ns_per_event"] <= hi, k
+s = a["share_pct"]
+assert s["lower"] <= s["point"] <= s["upper"], s
+assert abs(s["point"] - k["share_pct"]) <= 1e-6 * abs(s["point"]) + 1e-12, (s, k)
+assert a["owner_cpu_pct"] is not None and a["owner_cpu_pct"] >= 0, a
+print("audit: records %.0f/s [%.0f, %.0f] vs getuid %.0f/s; walk %.0f calls/s; %.1f ns/call; share %.3g%%"
+      % (r["point"], r["lower"], r["upper"], ref, a["walk_per_s"], k["ns_per_event"], s["point"]))
+PY
