@@ -81,6 +81,8 @@ same_state "budget --attached with our rule"
 
 python3 tests/validate_json.py "$TMP/a.json" docs/schema.json || fail "a.json: schema"
 grep -q "^audit rules: 1 read from the kernel" "$TMP/a.out" || fail "no audit block: $(cat "$TMP/a.out")"
+grep -q "no auditd: the records go to the kernel log through kauditd" "$TMP/a.out" ||
+	fail "no word of the records' path without an auditd: $(cat "$TMP/a.out")"
 python3 - "$TMP/a.json" "$bt" "$KEY" <<'PY' || fail "$(cat "$TMP/a.out")"
 import json, sys
 d, bt, key = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
