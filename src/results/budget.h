@@ -143,7 +143,7 @@ struct budget_audit {
 	int nauids;
 	double share[AUDIT_LEVELS], share_lo[AUDIT_LEVELS], share_hi[AUDIT_LEVELS];
 	double consumer_share[AUDIT_LEVELS]; /* auditd's CPU for the records; NaN: unknown */
-	char bound[512];                     /* which bound applies, and why, in words */
+	char bound[1024];                    /* which bound applies, and why, in words */
 };
 
 struct budget_tracer {
