@@ -107,6 +107,15 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 grep -q "^Attaching" "$TMP/bt.out" || fail "bpftrace did not attach: $(cat "$TMP/bt.out")"
+# the readers hold their files before the window opens (a loaded box may not
+# have run them yet: their instances were "unknown owner")
+holds() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q "$2"; }
+for _ in $(seq 100); do
+	holds $rd "instances/$INST/trace_pipe" && holds $rd2 "instances/$INST2/per_cpu/cpu0/trace_pipe_raw" && break
+	sleep 0.1
+done
+holds $rd "instances/$INST/trace_pipe" || fail "cat did not open $INST's trace_pipe"
+holds $rd2 "instances/$INST2/per_cpu/cpu0/trace_pipe_raw" || fail "the reader did not open $INST2's trace_pipe_raw"
 sleep 1	# perf trace has no line of its own to say it is attached
 kill -0 $pt || fail "perf trace failed: $(cat "$TMP/perf.err")"
 
