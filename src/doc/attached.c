@@ -115,12 +115,14 @@ static json_t *audit_json(const struct attached *a)
 	const struct budget_audit *au = a->audit_set;
 	const struct budget_audit_est *e;
 	double s = a->rates.seconds, owner = NAN;
-	bool have;
+	bool have, priced;
 
 	if (!au)
 		return a->audit_why[0] ? json_pack("{s:s}", "why", a->audit_why) : json_null();
 	e = &au->box;
 	have = e->events > 0 && s > 0;
+	/* records priced at an auditd's cost where none consumes them: none (the consumer's floor) */
+	priced = have && !attached_audit_no_auditd(a);
 	if (have && isfinite(a->audit_owner_cpu_ns) && a->seconds > 0)
 		owner = a->audit_owner_cpu_ns / (a->seconds * a->cpus * 1e9) * 100;
 #define PER_S(v) (have ? (double)(v) / s : NAN)
@@ -136,9 +138,9 @@ static json_t *audit_json(const struct attached *a)
 			 "walk", audit_cost_json(&au->walk),
 			 "walk_path", audit_cost_json(&au->walk_path),
 			 "walk_note", str_or_null(a->audit_walk_how),
-			 "share_pct", levels_json(have ? e->lo[AUDIT_LOWER] / s / (a->cpus * 1e9) * 100 : NAN,
-						  have ? e->ns[AUDIT_POINT] / s / (a->cpus * 1e9) * 100 : NAN,
-						  have ? e->hi[AUDIT_UPPER] / s / (a->cpus * 1e9) * 100 : NAN),
+			 "share_pct", levels_json(priced ? e->lo[AUDIT_LOWER] / s / (a->cpus * 1e9) * 100 : NAN,
+						  priced ? e->ns[AUDIT_POINT] / s / (a->cpus * 1e9) * 100 : NAN,
+						  priced ? e->hi[AUDIT_UPPER] / s / (a->cpus * 1e9) * 100 : NAN),
 			 "owner_cpu_pct", num(owner));
 #undef PER_S
 }

@@ -195,12 +195,11 @@ static void print_audit(const struct attached *a, FILE *f)
 		fprintf(f, "  %-26s %s of the box's CPU over the window (its threads' schedstat)\n",
 			"its owner's own CPU", pct);
 	}
-	for (int i = 0; i < a->nrows; i++)
-		if (!strcmp(a->rows[i].c.key, "audit rules") && a->rows[i].c.nholders &&
-		    !strcmp(a->rows[i].c.holders[0].comm, "kauditd") && e->records[AUDIT_UPPER])
-			fprintf(f, "  %-26s no auditd: the records go to the kernel log through kauditd "
-				"(printk, rate-limited), not the path audit:rule/async measures (an auditd "
-				"flushing as Debian ships it): the record's cost stands in for it\n", "");
+	if (attached_audit_no_auditd(a))
+		fprintf(f, "  %-26s no auditd: the records go to the kernel log through kauditd "
+			"(printk, rate-limited), a path no tracer measures (a record's cost above is an "
+			"auditd's): the rule set's cost is every call's walk and kauditd's own CPU, a "
+			"floor\n", "");
 }
 
 static void print_owners(const struct attached *a, FILE *f)

@@ -64,6 +64,49 @@ static double pct(const struct attached *a, double ns_per_s)
 	return ns_per_s / ((double)a->cpus * 1e9) * 100;
 }
 
+bool attached_audit_no_auditd(const struct attached *a)
+{
+	if (!a->audit_set || !a->audit_set->box.records[AUDIT_UPPER])
+		return false;
+	for (int i = 0; i < a->nrows; i++)
+		if (a->rows[i].c.kind == ATT_AUDIT && !strcmp(a->rows[i].c.key, "audit rules"))
+			return a->rows[i].c.nholders && !strcmp(a->rows[i].c.holders[0].comm, "kauditd");
+	return false;
+}
+
+/*
+ * No auditd: the records go to the kernel log through kauditd (printk,
+ * rate-limited), a path no tracer measures; audit:rule/async's cost is an
+ * auditd's, and a flat-out loop's at that, which waits on the backlog: it
+ * put a rule on getuid at 122% of a 2-CPU box. What is measured: every
+ * call's walk (a recorded one walks too) and kauditd's own CPU over the
+ * window. Their sum is a floor, and says so; the record's own building in
+ * the syscall is left out.
+ */
+static void audit_cost_kauditd(struct attached *a, struct att_row *r, double ev)
+{
+	struct budget_audit w = *a->audit_set;
+	const struct budget_rates *rt = &a->rates;
+	struct budget_audit_est we;
+	struct att_cost *c = &r->cost;
+	double own = isfinite(a->audit_owner_cpu_ns) ? a->audit_owner_cpu_ns : 0;
+
+	w.record = w.walk;
+	budget_audit_estimate(&w, rt->auid_nr, rt->nauid_nr, rt->auid_unnamed, &we, false);
+	c->floor = true;
+	snprintf(c->why, sizeof(c->why), "no auditd: the records take kauditd's path to the kernel "
+		 "log, which no tracer measures: every call's walk%s, a floor",
+		 isfinite(a->audit_owner_cpu_ns) ? " and kauditd's own CPU" : "");
+	if (!isfinite(we.ns[AUDIT_POINT]))
+		return;
+	c->disp_ns = c->ns = (we.ns[AUDIT_POINT] + own) / ev;
+	c->disp_lo = c->lo = (we.lo[AUDIT_POINT] + own) / ev;
+	c->disp_hi = c->hi = (we.hi[AUDIT_POINT] + own) / ev;
+	c->share = pct(a, (we.ns[AUDIT_POINT] + own) / rt->seconds);
+	c->share_lo = pct(a, (we.lo[AUDIT_POINT] + own) / rt->seconds);
+	c->share_hi = pct(a, (we.hi[AUDIT_POINT] + own) / rt->seconds);
+}
+
 /*
  * The rule set's cost: the box's calls of the window by login uid and
  * syscall, each at the walk's cost or a record's (budget_audit_estimate,
@@ -87,6 +130,10 @@ static void audit_cost(struct attached *a, struct att_row *r)
 		return;
 	}
 	c->prog_ns = 0;
+	if (attached_audit_no_auditd(a)) {
+		audit_cost_kauditd(a, r, ev);
+		return;
+	}
 	c->disp_ns = c->ns = e->ns[AUDIT_POINT] / ev;
 	c->disp_lo = c->lo = e->lo[AUDIT_LOWER] / ev;
 	c->disp_hi = c->hi = e->hi[AUDIT_UPPER] / ev;

@@ -119,6 +119,12 @@ const char *attached_tracer_of(const struct att_row *r);
  * none), and the totals.
  */
 void attached_costs(struct attached *a);
+/*
+ * Audit rules whose records go to the kernel log through kauditd, as no
+ * auditd is registered: their records are not priced (no tracer measures
+ * that path); the rule set's cost is a floor.
+ */
+bool attached_audit_no_auditd(const struct attached *a);
 /* The owners of @a's rows, by the first holder of each, with their shares (after the costs). */
 void attached_owners(struct attached *a);
 void attached_release(struct attached *a);

@@ -112,10 +112,16 @@ assert k["tracer"] == "audit:rules" and k["source"] == "store", k
 assert k["ns_per_event"] is not None and k["share_pct"] is not None, k
 lo, hi = k["ci95"]
 assert lo <= k["ns_per_event"] <= hi, k
-s = a["share_pct"]
-assert s["lower"] <= s["point"] <= s["upper"], s
-assert abs(s["point"] - k["share_pct"]) <= 1e-6 * abs(s["point"]) + 1e-12, (s, k)
 assert a["owner_cpu_pct"] is not None and a["owner_cpu_pct"] >= 0, a
-print("audit: records %.0f/s [%.0f, %.0f] vs getuid %.0f/s; walk %.0f calls/s; %.1f ns/call; share %.3g%%"
-      % (r["point"], r["lower"], r["upper"], ref, a["walk_per_s"], k["ns_per_event"], s["point"]))
+# no auditd: the records take kauditd's path, which no tracer measures: never
+# priced at an auditd's record cost (that put this rule at 122% of the box),
+# but every call's walk and kauditd's CPU, a floor
+s = a["share_pct"]
+assert k["floor"] is True and "no auditd" in k["why"], k
+assert s["point"] is None and s["lower"] is None and s["upper"] is None, s
+# (kauditd's share is over the window's own seconds, the cost's over the counter's)
+assert k["share_pct"] >= 0.8 * a["owner_cpu_pct"], (k, a["owner_cpu_pct"])
+assert k["share_pct"] <= 100, k
+print("audit: records %.0f/s [%.0f, %.0f] vs getuid %.0f/s; walk %.0f calls/s; %.1f ns/call; share %.3g%% (a floor)"
+      % (r["point"], r["lower"], r["upper"], ref, a["walk_per_s"], k["ns_per_event"], k["share_pct"]))
 PY

@@ -150,6 +150,22 @@ static void test_audit_rules_cost(void **state)
 	/* 1.3e6 ns in 2 s on 2 CPUs */
 	assert_true(fabs(c->share - 1.3e6 / 2 / 2e9 * 100) < 1e-12);
 	assert_true(fabs(a.share - c->share) < 1e-12);
+	assert_false(c->floor);
+	/*
+	 * No auditd (the rule set's holder is kauditd): the records take the
+	 * kernel log's path, which no tracer measures; never an auditd's record
+	 * cost: every call's walk plus kauditd's CPU over the window, a floor.
+	 */
+	r.c.nholders = 1;
+	snprintf(r.c.holders[0].comm, sizeof(r.c.holders[0].comm), "kauditd");
+	a.audit_owner_cpu_ns = 200000;
+	attached_costs(&a);
+	assert_true(attached_audit_no_auditd(&a));
+	assert_true(c->floor);
+	assert_non_null(strstr(c->why, "no auditd"));
+	/* (4000 x 100 + 2e5) / 4000; bounds (4000 x 50 + 2e5), (4000 x 150 + 2e5) */
+	assert_true(fabs(c->ns - 150) < 1e-9 && fabs(c->lo - 100) < 1e-9 && fabs(c->hi - 200) < 1e-9);
+	assert_true(fabs(c->share - 6e5 / 2 / 2e9 * 100) < 1e-12);
 	budget_audit_release(a.audit_set);
 }
 
