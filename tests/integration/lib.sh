@@ -45,11 +45,15 @@ BPF_BEFORE=" $(bpf_progs | tr '\n' ' ') "
 # Programs loaded since the test began that no live process holds an fd of:
 # ours, once tracetax has exited. Those of a tracetax still running (another
 # test run on the machine) are held, and not left behind.
+# The holders are read after the listing, and a program gone by the time it is
+# shown was being freed (another run's, on a shared machine): neither is ours.
 bpf_left() {
-	local held id
+	local held id ids
+	ids=$(bpf_progs)
 	held=" $(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:\s*//p' | tr '\n' ' ') "
-	for id in $(bpf_progs); do
-		case "$BPF_BEFORE$held" in *" $id "*) ;; *) echo "$id" ;; esac
+	for id in $ids; do
+		case "$BPF_BEFORE$held" in *" $id "*) continue ;; esac
+		bpftool prog show id "$id" >/dev/null 2>&1 && echo "$id"
 	done
 }
 
