@@ -247,8 +247,11 @@ void budget_audit_sets(struct budget_audit *a)
 				push_nr(r->fs ? &a->fs_syscalls : &a->syscalls,
 					r->fs ? &a->nfs_syscalls : &a->nsyscalls, nr);
 	}
-	qsort(a->syscalls, (size_t)a->nsyscalls, sizeof(int), cmp_int);
-	qsort(a->fs_syscalls, (size_t)a->nfs_syscalls, sizeof(int), cmp_int);
+	/* a rule set without syscall (or file) rules has no array: qsort's base may not be NULL */
+	if (a->nsyscalls)
+		qsort(a->syscalls, (size_t)a->nsyscalls, sizeof(int), cmp_int);
+	if (a->nfs_syscalls)
+		qsort(a->fs_syscalls, (size_t)a->nfs_syscalls, sizeof(int), cmp_int);
 }
 
 static struct budget_audit_auid *auid_slot(struct budget_audit *a, uint32_t auid)

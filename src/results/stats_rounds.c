@@ -177,7 +177,8 @@ static double common_tau2(struct repeat_obs *o, size_t n, const double *mb)
 	double sum = 0, sum2 = 0, sv = 0;
 	size_t nr = 0;
 
-	qsort(o, n, sizeof(*o), cmp_obs_run);
+	if (n)
+		qsort(o, n, sizeof(*o), cmp_obs_run);
 	for (size_t i = 0, j; i < n; i = j) {
 		double r = 0, v = 0;
 		size_t k = 0;
@@ -237,7 +238,8 @@ double stats_repeat_tau2(struct repeat_obs *o, size_t n, int *cells, int *runs)
 		die("out of memory");
 	for (int g = 0; g <= maxg; g++)
 		mbg[g] = NAN;
-	qsort(o, n, sizeof(*o), cmp_obs);
+	if (n)	/* qsort's base may not be NULL, even for no element */
+		qsort(o, n, sizeof(*o), cmp_obs);
 	for (size_t i = 0, j; i < n; i = j) {
 		double mb = 0, mse = 0, v = 0, s2 = 0;
 		size_t k;
