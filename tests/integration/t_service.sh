@@ -80,7 +80,11 @@ if u["no_new_privs"]:
     pre += ["--no-new-privs"]
 os.umask(int(u["umask"], 8))
 os.chdir("/")	# WorkingDirectory= unset: /
-sys.exit(subprocess.run(pre + u["argv"], env=u["env"], stdin=subprocess.DEVNULL).returncode)
+# the unit's environment, and the harness's sanitizer options (make asan: its
+# suppressions and full unwinding), which are the test's, not the unit's
+env = dict(u["env"])
+env.update({k: v for k, v in os.environ.items() if k in ("ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS")})
+sys.exit(subprocess.run(pre + u["argv"], env=env, stdin=subprocess.DEVNULL).returncode)
 PY
 }
 success() { json_get "$TMP/unit.json" "int($1 in d['success'])" | grep -qx 1; }
