@@ -172,11 +172,22 @@ done
 "$TT" run -q -w getpid -t audit:rule,audit:rules --audit-rules "$STIG" --reps 8 --run-ms 100 \
 	--no-store >"$TMP/out" 2>&1 &
 tt=$!
-for _ in $(seq 600); do [ -n "$(auditctl -l | grep "tracetax-$tt")" ] && break; sleep 0.1; done
-sleep 1
-kill -9 "$tt"
+# Frozen first, killed only once the state shows a cell under way: between
+# cells (and rounds) the box is as before, and a kill there tests nothing.
+mid=
+for _ in $(seq 600); do
+	kill -0 "$tt" 2>/dev/null || break
+	if [ -n "$(auditctl -l | grep "tracetax-$tt")" ]; then
+		kill -STOP "$tt"
+		[ "$(state)" != "$BEFORE" ] && [ -n "$(auditctl -l | grep "tracetax-$tt")" ] && { mid=1; break; }
+		kill -CONT "$tt"
+	fi
+	sleep 0.1
+done
+kill -9 "$tt" 2>/dev/null
 wait "$tt" 2>/dev/null
-[ "$(state)" = "$BEFORE" ] && fail "SIGKILL: nothing to clean up: the kill came outside a cell"
+[ -n "$mid" ] || fail "SIGKILL: tracetax ended before a cell of it could be caught: $(cat "$TMP/out")"
+[ "$(state)" = "$BEFORE" ] && fail "SIGKILL: nothing to clean up though the kill came in a cell"
 [ -e "/run/tracetax-audit-$tt.state" ] || fail "SIGKILL: no saved state for cleanup to find"
 "$TT" cleanup >"$TMP/out" 2>&1 || fail "cleanup: $(cat "$TMP/out")"
 grep -q 'removed [1-9]' "$TMP/out" || fail "cleanup removed nothing: $(cat "$TMP/out")"

@@ -120,7 +120,12 @@ assert a["walk"]["workload"] == "getpid", a["walk"]   # a syscall no rule names
 assert a["walk_path"]["tracer"] == "audit:rules" and a["walk_path"]["workload"] == "stat", a
 e = a["estimates"]
 ns = [e[l]["ns_per_call"] for l in ("lower", "point", "upper")]
-assert ns[0] <= ns[1] <= ns[2], ns
+# the box's own calls in the --for window: an idle box (a fresh CI machine)
+# may make none, and a cost per call of no calls is null, never 0
+if a["calls"] == 0:
+    assert ns == [None] * 3, (a["calls"], e)
+else:
+    assert None not in ns and ns[0] <= ns[1] <= ns[2], (a["calls"], ns, a["walk"], a["walk_path"], a["record"])
 [k] = d["checks"]
 assert k["tracer"] == "audit:rules" and k["status"] == "ok", k
 ka = k["audit"]
