@@ -200,16 +200,24 @@ int64_t cell_warmup(int64_t iterations)
 	return w < 100 ? 100 : w > 100000 ? 100000 : w;
 }
 
+/* The events the traced side's next run makes, for the tracer to size its buffers. */
+static void events_hint_set(struct cell_ctx *x)
+{
+	struct tracer *t = &x->t;
+
+	t->events_hint = (int64_t)x->traced.spec.threads *
+			 (x->traced.spec.iterations + x->traced.spec.warmup);
+	if (!t->target && *t->tp_system)
+		t->events_hint *= TP_HITS_PER_EVENT;
+}
+
 int cell_setup(struct cell_ctx *x)
 {
 	struct tracer *t = &x->t;
 	char nm[64];
 	int r;
 
-	t->events_hint = (int64_t)x->traced.spec.threads *
-			 (x->traced.spec.iterations + x->traced.spec.warmup);
-	if (!t->target && *t->tp_system)
-		t->events_hint *= TP_HITS_PER_EVENT;
+	events_hint_set(x);
 	signals_doing("setting up tracer '%s'", t->name);
 	r = tracer_setup(t);
 	if (r == TT_SKIP) {
@@ -250,6 +258,9 @@ int cell_calibrate(struct cell_ctx *x, bool traced)
 		double ns, grow;
 
 		s->spec.iterations = n;
+		/* a tracer that sizes a buffer at each start (audit's backlog) sizes it to this run */
+		if (traced)
+			events_hint_set(x);
 		if (run_once(x, traced ? &x->t : NULL, &res, &hits)) {
 			load_result_release(&res);
 			break;

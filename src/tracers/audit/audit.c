@@ -60,6 +60,17 @@ struct audit_family { enum audit_mode mode; };
 /* The backlog while measuring: as Debian's audit.rules sets it (-b 8192). */
 #define AUDIT_BACKLOG 8192
 /*
+ * The backlog counts messages, not events: a syscall's record is SYSCALL,
+ * PROCTITLE and EOE, and CWD and PATH more for a call that names a path.
+ * A traced run gets room for all of its records (RECORD_MSGS each), so
+ * that the run measures what a matching syscall costs while auditd keeps
+ * up; what it costs when auditd does not is `tracetax rate`'s question.
+ * At most AUDIT_BACKLOG_MAX messages: they are kernel memory (about 1 KiB
+ * each) while auditd lags.
+ */
+#define RECORD_MSGS 6
+#define AUDIT_BACKLOG_MAX (1 << 18)
+/*
  * How long stop() waits for the log to grow while the records of a run
  * reach it: auditd flushing SYNC on a busy disk writes a few dozen a
  * second at times, so what counts is progress; and at most, in all.
@@ -392,6 +403,26 @@ static int audit_prefork(struct tracer *t)
 	return TT_OK;
 }
 
+/*
+ * Room in the backlog for every record a run can make, so that no run
+ * waits on auditd; a note when the cap leaves less. Teardown puts the
+ * box's limit back.
+ */
+static int audit_run_backlog(struct tracer *t, struct audit_priv *p)
+{
+	int64_t want = t->events_hint * RECORD_MSGS, set = want;
+
+	if (set < AUDIT_BACKLOG)
+		set = AUDIT_BACKLOG;
+	if (set > AUDIT_BACKLOG_MAX) {
+		set = AUDIT_BACKLOG_MAX;
+		tracer_note(t, "the audit backlog is capped at %d messages, below the %lld a run's "
+			    "records can take: a run that outpaces auditd waits", AUDIT_BACKLOG_MAX,
+			    (long long)want);
+	}
+	return audit_nl_set_backlog(p->fd, (uint32_t)set, t->err, sizeof(t->err));
+}
+
 static int audit_start(struct tracer *t, pid_t pid)
 {
 	struct audit_priv *p = t->priv;
@@ -410,6 +441,9 @@ static int audit_start(struct tracer *t, pid_t pid)
 	/* tracetax rate sizes the backlog to each step; teardown puts the box's back */
 	if (t->buffer_events > 0 && audit_nl_set_backlog(p->fd, (uint32_t)t->buffer_events, t->err,
 							 sizeof(t->err)))
+		return TT_FAIL;
+	if (t->buffer_events <= 0 && (p->mode == AM_RULE || p->mode == AM_RULES) &&
+	    t->events_hint > 0 && audit_run_backlog(t, p))
 		return TT_FAIL;
 	p->log_off = p->auditd && !stat(p->log, &sb) ? sb.st_size : 0;
 	p->auditd_cpu0 = p->auditd ? audit_task_cpu_ns(p->auditd) : 0;
