@@ -414,11 +414,13 @@ static int audit_run_backlog(struct tracer *t, struct audit_priv *p)
 
 	if (set < AUDIT_BACKLOG)
 		set = AUDIT_BACKLOG;
+	/* audit:rules' filters decide which events make records: a wait says it if it comes */
 	if (set > AUDIT_BACKLOG_MAX) {
 		set = AUDIT_BACKLOG_MAX;
-		tracer_note(t, "the audit backlog is capped at %d messages, below the %lld a run's "
-			    "records can take: a run that outpaces auditd waits", AUDIT_BACKLOG_MAX,
-			    (long long)want);
+		if (p->mode == AM_RULE)
+			tracer_note(t, "the audit backlog is capped at %d messages, below the %lld a "
+				    "run's records can take: a run that outpaces auditd waits",
+				    AUDIT_BACKLOG_MAX, (long long)want);
 	}
 	return audit_nl_set_backlog(p->fd, (uint32_t)set, t->err, sizeof(t->err));
 }
