@@ -61,28 +61,47 @@ exec 9>>"$LOCKF" || fail "cannot open the lock file '$LOCKF'"
 flock -w "$TRACETAX_WAIT" 9 || fail "the machine's lock '$LOCKF' stayed held"
 [ "$(state)" = "$BEFORE" ] || skip "another run changed the box's audit meanwhile: $(state | tr '\n' ' ')"
 
-# audit on, our rule, no auditd; a busy program and a count of its getuid
-auditctl -e 1 >/dev/null || fail "auditctl -e 1 refused"
-auditctl -a always,exit -F arch=b64 -S getuid -k "$KEY" >/dev/null || fail "auditctl -a refused"
-"$MIX" 2000000000 & pids+=($!)
-bpftrace -e 'tracepoint:syscalls:sys_enter_getuid { @calls = count(); }' >"$TMP/bt.out" 2>&1 &
-bt=$!; pids+=($bt)
-for i in $(seq 60); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.5; done
-grep -q Attaching "$TMP/bt.out" || fail "bpftrace did not attach: $(cat "$TMP/bt.out")"
-TRACETAX_LOCK=$TMP/inner.lock "$TT" budget --attached --for 2 --store "$TMP/s.db" --no-store --json "$TMP/a.json" \
-	>"$TMP/a.out" 2>&1 || fail "budget --attached: $(cat "$TMP/a.out")"
-for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-pids=()
-auditctl -D -k "$KEY" >/dev/null || fail "cannot delete our rule"
-auditctl -e "$enabled" >/dev/null || fail "cannot set audit back to enabled $enabled"
+# audit on, our rule; a busy program and a count of its getuid. With
+# AUDITD, Debian's auditd as a user runs it (its auditd.conf, the log in our
+# directory) owns the records; without, kauditd sends them to the kernel log.
+attached() {  # attached NAME [auditd]
+	local name=$1 aud=
+	auditctl -e 1 >/dev/null || fail "auditctl -e 1 refused"
+	if [ -n "${2:-}" ]; then
+		mkdir -p "$TMP/auditd"
+		sed -e "s|^log_file = .*|log_file = $TMP/auditd/audit.log|" -e 's/^log_group = .*/log_group = root/' \
+			/etc/audit/auditd.conf >"$TMP/auditd/auditd.conf"
+		chmod 640 "$TMP/auditd/auditd.conf"
+		auditd -n -c "$TMP/auditd" >"$TMP/auditd.out" 2>&1 & aud=$!; pids+=($aud)
+		for i in $(seq 100); do auditctl -s | grep -qx "pid $aud" && break; sleep 0.1; done
+		auditctl -s | grep -qx "pid $aud" || fail "auditd did not register: $(cat "$TMP/auditd.out")"
+	fi
+	auditctl -a always,exit -F arch=b64 -S getuid -k "$KEY" >/dev/null || fail "auditctl -a refused"
+	"$MIX" 2000000000 & pids+=($!)
+	bpftrace -e 'tracepoint:syscalls:sys_enter_getuid { @calls = count(); }' >"$TMP/bt.out" 2>&1 &
+	bt=$!; pids+=($bt)
+	echo "$bt $aud" >"$TMP/$name.pids"
+	for i in $(seq 60); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.5; done
+	grep -q Attaching "$TMP/bt.out" || fail "bpftrace did not attach: $(cat "$TMP/bt.out")"
+	TRACETAX_LOCK=$TMP/inner.lock "$TT" budget --attached --for 2 --store "$TMP/s.db" --no-store \
+		--json "$TMP/$name.json" >"$TMP/$name.out" 2>&1 || fail "budget --attached: $(cat "$TMP/$name.out")"
+	auditctl -D -k "$KEY" >/dev/null || fail "cannot delete our rule"
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	pids=()
+	auditctl -e "$enabled" >/dev/null || fail "cannot set audit back to enabled $enabled"
+	python3 tests/validate_json.py "$TMP/$name.json" docs/schema.json || fail "$name.json: schema"
+	grep -q "^audit rules: 1 read from the kernel" "$TMP/$name.out" ||
+		fail "no audit block: $(cat "$TMP/$name.out")"
+}
+attached a
+attached d auditd
 exec 9>&-
-same_state "budget --attached with our rule"
+same_state "budget --attached with our rule, with and without an auditd"
 
-python3 tests/validate_json.py "$TMP/a.json" docs/schema.json || fail "a.json: schema"
-grep -q "^audit rules: 1 read from the kernel" "$TMP/a.out" || fail "no audit block: $(cat "$TMP/a.out")"
 grep -q "no auditd: the records go to the kernel log through kauditd" "$TMP/a.out" ||
 	fail "no word of the records' path without an auditd: $(cat "$TMP/a.out")"
+read -r bt _ <"$TMP/a.pids"
 python3 - "$TMP/a.json" "$bt" "$KEY" <<'PY' || fail "$(cat "$TMP/a.out")"
 import json, sys
 d, bt, key = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
@@ -125,3 +144,36 @@ assert k["share_pct"] <= 100, k
 print("audit: records %.0f/s [%.0f, %.0f] vs getuid %.0f/s; walk %.0f calls/s; %.1f ns/call; share %.3g%% (a floor)"
       % (r["point"], r["lower"], r["upper"], ref, a["walk_per_s"], k["ns_per_event"], k["share_pct"]))
 PY
+
+# An auditd registered (Debian's, as a user runs it): it owns the records;
+# the rule set is priced at the stored costs, a record's for every getuid,
+# the walk's for the rest, and the share is a figure, not a floor.
+read -r bt aud <"$TMP/d.pids"
+python3 - "$TMP/d.json" "$bt" "$KEY" "$aud" <<'PY' || fail "$(cat "$TMP/d.out")"
+import json, sys
+d, bt, key, aud = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+[c] = [c for c in d["consumers"] if c["kind"] == "audit"]
+assert c["key"] == "audit rules" and key in c["attached_to"] and c["state"] == "counted", c
+assert [(h["pid"], h["comm"]) for h in c["holders"]] == [(aud, "auditd")], c["holders"]
+[prog] = [p for p in d["consumers"] if p["kind"] == "bpf" and bt in [h["pid"] for h in p["holders"]]
+          and p["attached_to"] == "sys_enter_getuid"]
+a, k = d["audit_rules"], c["cost"]
+r, ref = a["records_per_s"], prog["per_s"]
+assert ref > 1000, prog
+assert r["lower"] == r["point"] == r["upper"], r   # -S getuid, no filter: known at every bound
+assert abs(r["point"] - ref) <= 0.15 * ref, "records/s %.0f vs getuid/s %.0f" % (r["point"], ref)
+assert k["source"] == "store" and k["floor"] is False, k
+# the cost per call is the records' and the walks' at the stored costs
+rec, walk = a["record"]["ns_per_call"], a["walk"]["ns_per_call"]
+want = (r["point"] * rec + a["walk_per_s"] * walk) / a["calls_per_s"]
+wp = a.get("walk_path") or {}
+if wp.get("ns_per_call") is None:   # no path call priced apart: the walk's cost is the call's
+    assert abs(k["ns_per_event"] - want) <= 1e-6 * want + 1e-9, (k["ns_per_event"], want)
+assert k["ns_per_event"] > 0 and k["ci95"][0] <= k["ns_per_event"] <= k["ci95"][1], k
+s = a["share_pct"]
+assert None not in (s["lower"], s["point"], s["upper"]) and s["lower"] <= s["point"] <= s["upper"], s
+assert abs(k["share_pct"] - s["point"]) <= 1e-6 * s["point"] + 1e-9, (k["share_pct"], s)
+print("audit with auditd %d: records %.0f/s vs getuid %.0f/s; %.1f ns/call [%.1f, %.1f]; share %.3g%% [%.3g, %.3g]"
+      % (aud, r["point"], ref, k["ns_per_event"], *k["ci95"], s["point"], s["lower"], s["upper"]))
+PY
+exit 0
