@@ -831,26 +831,3 @@ pid_t audit_kauditd_pid(void)
 	closedir(d);
 	return found;
 }
-
-uint64_t audit_task_cpu_ns(pid_t pid)
-{
-	char path[96], buf[128];
-	uint64_t sum = 0;
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if (!(d = opendir(path)))
-		return 0;
-	while ((e = readdir(d))) {
-		char p2[160];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p2, sizeof(p2), "%s/%s/schedstat", path, e->d_name);
-		if (!read_file_str(p2, buf, sizeof(buf)))
-			sum += strtoull(buf, NULL, 10);
-	}
-	closedir(d);
-	return sum;
-}

@@ -138,8 +138,6 @@ int audit_state_restore(int fd, const struct audit_state *st, const char *key, p
  */
 int audit_cleanup_stale(int *removed, owner_kept_fn kept);
 
-/* CPU time of every thread of @pid (schedstat), ns; 0 when gone. */
-uint64_t audit_task_cpu_ns(pid_t pid);
 /*
  * The kernel thread that sends the audit records to the registered auditd
  * (kauditd, started at boot by audit_init): a process whose comm is

@@ -28,6 +28,7 @@
 #include <linux/bpf.h>
 
 #include "base/audit_nl.h"
+#include "base/proc_cpu.h"
 #include "base/signals.h"
 #include "base/util.h"
 #include "measure/attached.h"
@@ -198,7 +199,7 @@ static void audit_rules_read(struct attached *a, const struct att_list *l, struc
 	free(sums);
 	ro->by_auid = true;
 	if (c->nholders)
-		a->audit_owner_cpu_ns = -(double)audit_task_cpu_ns(c->holders[0].pid);
+		a->audit_owner_cpu_ns = -(double)proc_cpu_ns(c->holders[0].pid);
 }
 
 /* Its CPU over the window: NaN when it is gone, or another process has its pid's place */
@@ -210,7 +211,7 @@ static void audit_owner_cpu(struct attached *a, const struct att_list *b, const 
 	if (!isfinite(a->audit_owner_cpu_ns))
 		return;
 	if (!ce || !ce->nholders || ce->holders[0].pid != cb->holders[0].pid ||
-	    !(end = audit_task_cpu_ns(ce->holders[0].pid))) {
+	    !(end = proc_cpu_ns(ce->holders[0].pid))) {
 		a->audit_owner_cpu_ns = NAN;
 		return;
 	}

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "base/audit_nl.h"
+#include "base/proc_cpu.h"
 #include "base/signals.h"
 #include "base/spawn.h"
 #include "base/util.h"
@@ -448,8 +449,8 @@ static int audit_start(struct tracer *t, pid_t pid)
 	    t->events_hint > 0 && audit_run_backlog(t, p))
 		return TT_FAIL;
 	p->log_off = p->auditd && !stat(p->log, &sb) ? sb.st_size : 0;
-	p->auditd_cpu0 = p->auditd ? audit_task_cpu_ns(p->auditd) : 0;
-	p->kauditd_cpu0 = p->kauditd ? audit_task_cpu_ns(p->kauditd) : 0;
+	p->auditd_cpu0 = p->auditd ? proc_cpu_ns(p->auditd) : 0;
+	p->kauditd_cpu0 = p->kauditd ? proc_cpu_ns(p->kauditd) : 0;
 	if (audit_nl_status(p->fd, &p->st0, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	return TT_OK;
@@ -530,9 +531,9 @@ static int audit_stop(struct tracer *t, struct tt_hits *out)
 		out->hits = count_records(t, p);
 		if (out->hits < 0)
 			return TT_FAIL;
-		out->consumer_ns = (double)(audit_task_cpu_ns(p->auditd) - p->auditd_cpu0);
+		out->consumer_ns = (double)(proc_cpu_ns(p->auditd) - p->auditd_cpu0);
 		if (p->kauditd) {
-			uint64_t k1 = audit_task_cpu_ns(p->kauditd);
+			uint64_t k1 = proc_cpu_ns(p->kauditd);
 
 			/* 0: the thread is gone (its schedstat unreadable): not measured */
 			if (k1 && p->kauditd_cpu0)
