@@ -46,3 +46,39 @@ same_state() {  # same_state WHAT: the state is BEFORE's, no auditd or state fil
 	echo "$1: audit state as before"
 }
 
+
+# audit_runs_ok DOC...: every cell of the results documents ok; every run of
+# audit:rule's with its records exactly the calls (hits == events) and auditd's
+# and kauditd's CPU (kauditd sends every record to auditd: its CPU, apart from
+# auditd's); audit:enabled's and audit:nomatch's runs without hits (they record
+# nothing); an audit:rule run at all. A FAIL: line each; 1 if any.
+audit_runs_ok() {
+	python3 - "$@" <<'PY'
+import json, sys
+bad, rule = [], 0
+for path in sys.argv[1:]:
+    for c in json.load(open(path))["cells"]:
+        name = "%s %s" % (c["tracer"], c["workload"])
+        if c["status"] != "ok":
+            bad.append("%s: %s: %s" % (name, c["status"], c["reason"]))
+            continue
+        for i, r in enumerate(c["runs"]):
+            if c["tracer"].startswith("audit:rule/"):
+                rule += 1
+                if r["hits"] != r["events"]:
+                    bad.append("%s run %d: hits %s != events %s" % (name, i, r["hits"], r["events"]))
+                if not r["consumer_ns"] > 0:
+                    bad.append("%s run %d: no auditd CPU time (consumer_ns %s)"
+                               % (name, i, r["consumer_ns"]))
+                if not (r.get("kernel_consumer_ns") or 0) > 0:
+                    bad.append("%s run %d: no kauditd CPU time (kernel_consumer_ns %s)"
+                               % (name, i, r.get("kernel_consumer_ns")))
+            elif c["tracer"].startswith(("audit:enabled", "audit:nomatch")) and r["hits"] is not None:
+                bad.append("%s claims %s hits, but records nothing" % (name, r["hits"]))
+if rule == 0:
+    bad.append("no audit:rule run")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+}
