@@ -16,6 +16,7 @@
 
 #include "base/atomic_file.h"
 #include "base/audit_nl.h"
+#include "base/proc.h"
 #include "base/util.h"
 
 /* libaudit's rule-building state, as auditctl resets it for each rule (not in libaudit.h). */
@@ -803,31 +804,13 @@ int audit_cleanup_stale(int *removed, owner_kept_fn kept)
 	return ret;
 }
 
+static bool is_kauditd(pid_t pid, const struct proc_stat *st, void *arg)
+{
+	(void)pid; (void)arg;
+	return !strcmp(st->comm, "kauditd") && (st->flags & PROC_PF_KTHREAD);
+}
+
 pid_t audit_kauditd_pid(void)
 {
-	enum { PF_KTHREAD_FLAG = 0x00200000 };	/* include/linux/sched.h */
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
-		char path[300], buf[512], *comm, *end;
-		unsigned long flags = 0;
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (*end || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		if (read_file_str(path, buf, sizeof(buf)) || !(comm = strchr(buf, '(')) ||
-		    strncmp(comm, "(kauditd) ", 10))
-			continue;
-		/* after "(comm) ": state ppid pgrp session tty_nr tpgid flags */
-		if (sscanf(comm + 10, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
-		    (flags & PF_KTHREAD_FLAG))
-			found = (pid_t)pid;
-	}
-	closedir(d);
-	return found;
+	return proc_find(is_kauditd, NULL);
 }

@@ -6,7 +6,6 @@
  * dies with tracetax (PR_SET_PDEATHSIG, tool_fork); what it leaves in
  * /var/run/lttng and /dev/shm is removed when we created it.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "base/signals.h"
 #include "base/util.h"
 #include "tracers/tools/lttng.h"
@@ -31,23 +31,20 @@ const char *const lttng_owned_paths[LTTNG_NOWNED] = {
 	LTTNG_RUNDIR, "/dev/shm/lttng-ust-wait-8", "/dev/shm/lttng-ust-wait-8-0",
 };
 
-/* The process group of @pid (field 5 of /proc/PID/stat), -1 if it is gone. */
-static pid_t pgid_of(pid_t pid, char *comm, size_t len)
+struct lttng_find {
+	pid_t pgid;
+	bool daemon_only;
+};
+
+static bool is_lttng(pid_t pid, const struct proc_stat *st, void *arg)
 {
-	char path[64], buf[512], *p;
-	int pgid = -1;
+	const struct lttng_find *f = arg;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_file_str(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
-		return -1;
-	if (comm) {
-		char *open = strchr(buf, '(');
-
-		snprintf(comm, len, "%.*s", open ? (int)(p - open - 1) : 0, open ? open + 1 : "");
-	}
-	if (sscanf(p + 1, " %*c %*d %d", &pgid) != 1)
-		return -1;
-	return (pid_t)pgid;
+	(void)pid;
+	if (strncmp(st->comm, "lttng-", 6))
+		return false;
+	return f->daemon_only ? !strcmp(st->comm, "lttng-sessiond") && st->pgrp != f->pgid :
+				st->pgrp == f->pgid;
 }
 
 /*
@@ -57,25 +54,7 @@ static pid_t pgid_of(pid_t pid, char *comm, size_t len)
  */
 static pid_t find_lttng(pid_t pgid, bool daemon_only)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
-		char comm[32];
-		long pid = strtol(e->d_name, NULL, 10);
-		pid_t g;
-
-		if (pid <= 0 || (g = pgid_of((pid_t)pid, comm, sizeof(comm))) < 0 ||
-		    strncmp(comm, "lttng-", 6))
-			continue;
-		if (daemon_only ? (strcmp(comm, "lttng-sessiond") == 0 && g != pgid) : g == pgid)
-			found = (pid_t)pid;
-	}
-	closedir(d);
-	return found;
+	return proc_find(is_lttng, &(struct lttng_find){ .pgid = pgid, .daemon_only = daemon_only });
 }
 
 pid_t lttng_other_sessiond(void)
