@@ -85,14 +85,14 @@ bool attached_audit_no_auditd(const struct attached *a)
  */
 static void audit_cost_kauditd(struct attached *a, struct att_row *r, double ev)
 {
-	struct budget_audit w = *a->audit_set;
+	struct budget_audit *au = a->audit_set;
 	const struct budget_rates *rt = &a->rates;
 	struct budget_audit_est we;
 	struct att_cost *c = &r->cost;
 	double own = isfinite(a->audit_owner_cpu_ns) ? a->audit_owner_cpu_ns : 0;
 
-	w.record = w.walk;
-	budget_audit_estimate(&w, rt->auid_nr, rt->nauid_nr, rt->auid_unnamed, &we, false);
+	/* a record is priced at the walk's cost: kauditd's path is not measured */
+	budget_audit_estimate(au, rt->auid_nr, rt->nauid_nr, rt->auid_unnamed, &au->walk, &we, false);
 	c->floor = true;
 	snprintf(c->why, sizeof(c->why), "no auditd: the records take kauditd's path to the kernel "
 		 "log, which no tracer measures: every call's walk%s, a floor",
@@ -121,7 +121,7 @@ static void audit_cost(struct attached *a, struct att_row *r)
 	struct att_cost *c = &r->cost;
 	double ev;
 
-	budget_audit_estimate(au, rt->auid_nr, rt->nauid_nr, rt->auid_unnamed, e, false);
+	budget_audit_estimate(au, rt->auid_nr, rt->nauid_nr, rt->auid_unnamed, NULL, e, false);
 	ev = (double)e->events;
 	if (!ev || !isfinite(e->ns[AUDIT_POINT]) || rt->seconds <= 0) {
 		if (!c->why[0])

@@ -266,9 +266,10 @@ static struct budget_audit_auid *auid_slot(struct budget_audit *a, uint32_t auid
 }
 
 void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *c, int n,
-			   int64_t unknown, struct budget_audit_est *e, bool per_auid)
+			   int64_t unknown, const struct budget_audit_cost *record,
+			   struct budget_audit_est *e, bool per_auid)
 {
-	const struct budget_audit_cost *w = &a->walk, *r = &a->record;
+	const struct budget_audit_cost *w = &a->walk, *r = record ? record : &a->record;
 	/* a call that names a path walks at walk_path's cost, when it was measured */
 	const struct budget_audit_cost *wp = a->walk_path.source[0] ? &a->walk_path : w;
 	int64_t walked_path[AUDIT_LEVELS] = { 0 };
@@ -366,7 +367,7 @@ static void budget_audit_finish(struct budget *b, struct budget_tracer *t)
 	double ev = (double)r->events;
 
 	a->nauids = 0;
-	budget_audit_estimate(a, r->auid_nr, r->nauid_nr, r->auid_unnamed, &a->box, true);
+	budget_audit_estimate(a, r->auid_nr, r->nauid_nr, r->auid_unnamed, NULL, &a->box, true);
 	for (int l = 0; l < AUDIT_LEVELS; l++) {
 		a->share[l] = pct(r, 1, a->box.ns[l]);
 		a->share_lo[l] = pct(r, 1, a->box.lo[l]);
@@ -419,7 +420,7 @@ void budget_audit_check_fill(struct budget_check *k, struct budget_audit *a,
 	k->named_per_run = -1;
 	for (int l = 0; l < AUDIT_LEVELS; l++)
 		k->records_per_run[l] = -1;
-	budget_audit_estimate(a, mix, nmix, 0, &e, false);
+	budget_audit_estimate(a, mix, nmix, 0, NULL, &e, false);
 	if (c->status != CELL_OK || c->cmd.events_per_run <= 0 || e.events <= 0)
 		return;
 	/* the mix is one run of the command as budget's counter saw it (its execve too) */

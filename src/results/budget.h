@@ -234,11 +234,13 @@ bool budget_audit_names(const struct budget_audit *au, const struct workload *w)
 void budget_audit_sets(struct budget_audit *a);
 /*
  * The calls of @c (@n of them, by login uid and syscall) and @unknown more
- * of neither known, with @a's rules and costs, into @e; with @per_auid,
- * each login uid's figures into a->auids too.
+ * of neither known, with @a's rules and costs, into @e; each record at
+ * @record's cost (NULL: a->record's, a record auditd takes); with
+ * @per_auid, each login uid's figures into a->auids too.
  */
 void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *c, int n,
-			   int64_t unknown, struct budget_audit_est *e, bool per_auid);
+			   int64_t unknown, const struct budget_audit_cost *record,
+			   struct budget_audit_est *e, bool per_auid);
 /*
  * A -w cmd: check of audit:rules: @mix (one run of the command, its calls
  * counted by syscall and login uid from its execve) gives the calls and

@@ -121,7 +121,7 @@ static void test_estimate(void **state)
 	a.walk = (struct budget_audit_cost){ .source = "measured", .ns = 100, .lo = 90, .hi = 110 };
 	a.record = (struct budget_audit_cost){ .source = "measured", .ns = 10000, .lo = 8000,
 					       .hi = 12000 };
-	budget_audit_estimate(&a, c, 6, 0, &e, true);
+	budget_audit_estimate(&a, c, 6, 0, NULL, &e, true);
 	assert_int_equal(e.events, 1100);
 	assert_int_equal(e.named, 10 + 20 + 5 + 40);
 	assert_int_equal(e.excluded, 20);	/* root's unlinks: auid unset */
@@ -136,22 +136,29 @@ static void test_estimate(void **state)
 	assert_int_equal(a.auids[0].auid, AUDIT_AUID_UNSET);
 	assert_int_equal(a.auids[0].records[AUDIT_UPPER], 10);
 	assert_int_equal(a.auids[1].records[AUDIT_UPPER], 45);
+	/* records at another cost (budget --attached with no auditd: the walk's), a's own untouched */
+	budget_audit_estimate(&a, c, 6, 0, &a.walk, &e, false);
+	assert_int_equal(e.records[AUDIT_UPPER], 10 + 5 + 40);
+	assert_true(fabs(e.ns[AUDIT_LOWER] - 1100 * 100.0) < EPS);
+	assert_true(fabs(e.lo[AUDIT_POINT] - 1100 * 90.0) < EPS);
+	assert_true(fabs(e.hi[AUDIT_UPPER] - 1100 * 110.0) < EPS);
+	assert_true(a.record.ns == 10000 && !strcmp(a.record.source, "measured"));
 	/* no record's cost: the estimates that have records are unknown, not walk-priced */
 	a.record.source[0] = '\0';
-	budget_audit_estimate(&a, c, 6, 0, &e, false);
+	budget_audit_estimate(&a, c, 6, 0, NULL, &e, false);
 	assert_true(isnan(e.ns[AUDIT_POINT]));
 	c[1].events = 0;
 	c[3].events = 0;
-	budget_audit_estimate(&a, c, 6, 0, &e, false);
+	budget_audit_estimate(&a, c, 6, 0, NULL, &e, false);
 	assert_true(fabs(e.ns[AUDIT_LOWER] - 1085 * 100.0) < EPS);
 	/* a call that looks a path up (openat, unlink) walks at walk_path's cost when measured */
 	audit_path_syscalls(a.path_mask);
-	budget_audit_estimate(&a, c, 6, 0, &e, false);
+	budget_audit_estimate(&a, c, 6, 0, NULL, &e, false);
 	assert_int_equal(e.path, 40 + 20);
 	assert_true(fabs(e.ns[AUDIT_LOWER] - 1085 * 100.0) < EPS);	/* not measured: the walk's */
 	a.walk_path = (struct budget_audit_cost){ .source = "measured", .ns = 1000, .lo = 900,
 						  .hi = 1100 };
-	budget_audit_estimate(&a, c, 6, 0, &e, false);
+	budget_audit_estimate(&a, c, 6, 0, NULL, &e, false);
 	assert_true(fabs(e.ns[AUDIT_LOWER] - (1025 * 100.0 + 60 * 1000.0)) < EPS);
 	assert_true(fabs(e.hi[AUDIT_LOWER] - (1025 * 110.0 + 60 * 1100.0)) < EPS);
 }
