@@ -9,6 +9,7 @@
 
 #include "doc/field.h"
 #include "results/results.h"
+#include "tracers/tracer.h"
 #include "base/util.h"
 
 
@@ -270,6 +271,24 @@ static int read_figures(struct rd *x, json_t *o, struct cell *c, bool ok)
 	return 0;
 }
 
+/*
+ * Whether the cell's tracer's own filters decide its hits (HITS_UPTO). A
+ * document written before the field: its tracer's flag in this tracetax's
+ * registry (a tracer it does not know keeps the plain rule).
+ */
+static int read_hits_upto(struct rd *x, json_t *o, struct cell *c)
+{
+	const struct tracer_ops *ops;
+	const char *variant;
+	char err[256];
+
+	if (json_object_get(o, "hits_upto"))
+		return rd_bool(x, o, "hits_upto", &c->hits_upto);
+	ops = tracer_ops_find(c->tracer, &variant, err, sizeof(err));
+	c->hits_upto = ops && (ops->flags & TT_F_HITS_UPTO);
+	return 0;
+}
+
 int doc_read_cell(struct rd *x, json_t *o, struct cell *c)
 {
 	int64_t reps;
@@ -283,7 +302,7 @@ int doc_read_cell(struct rd *x, json_t *o, struct cell *c)
 	    S("target", target, F_NULL) || rd_intv(x, o, "threads", 1, MAX_THREADS, &c->threads) ||
 	    S("id", id, F_NONEMPTY) || rd_seed(x, o, "seed", &c->seed) ||
 	    rd_enum(x, o, "status", cell_status_names, &status) || S("reason", reason, F_NULL) ||
-	    rd_bool(x, o, "aa", &c->aa) ||
+	    rd_bool(x, o, "aa", &c->aa) || read_hits_upto(x, o, c) ||
 	    rd_int(x, o, "iterations", 0, INT64_MAX, 0, &c->iterations) ||
 	    rd_int(x, o, "warmup", 0, INT64_MAX, 0, &c->warmup) ||
 	    rd_int(x, o, "baseline_iterations", 0, INT64_MAX, 0, &c->base_iterations) ||

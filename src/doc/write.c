@@ -211,13 +211,13 @@ static json_t *prog_json(const struct cell *c)
 static json_t *cell_json(const struct cell *c, bool repeat)
 {
 	json_t *runs = json_array();
-	json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:o, s:o, s:s, s:o, s:b, s:I, s:I, s:I, s:I, s:i, "
-			      "s:I, s:o, s:I, s:o}",
+	json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:o, s:o, s:s, s:o, s:b, s:b, s:I, s:I, s:I, s:I, "
+			      "s:i, s:I, s:o, s:I, s:o}",
 			      "workload", str(c->workload), "tracer", str(c->tracer),
 			      "target", str_or_null(c->target), "threads", c->threads,
 			      "id", str(c->id), "seed", seed_json(c->seed),
 			      "status", cell_status_name(c->status), "reason", str_or_null(c->reason),
-			      "aa", c->aa,
+			      "aa", c->aa, "hits_upto", c->hits_upto,
 			      "iterations", (json_int_t)c->iterations,
 			      "warmup", (json_int_t)c->warmup,
 			      "baseline_iterations", (json_int_t)c->base_iterations,

@@ -109,6 +109,7 @@ static int cell_prepare(struct cell_ctx *x, const char *load_path)
 		return cell_fail(c, "%s", err);
 	tracer_set_tracepoint(&x->t, c->target);	/* when it names one */
 	c->aa = x->t.ops->flags & TT_F_AA;
+	c->hits_upto = x->t.ops->flags & TT_F_HITS_UPTO;
 	x->t.threads = c->threads;
 	x->t.tracer_cpu = plan_tracer_cpu(x->a->tracer_cpu);
 	x->t.tool_ready = x->a->tool_ready;

@@ -132,9 +132,10 @@ static void sum_totals(struct cell *c)
  * workload does not make, the tracer pays for hooking it (collateral cost)
  * and should see none of the workload's events; a tracepoint --target fires
  * as often as the kernel's path does, a command's events are what its
- * --target names: nothing to check; a user's audit rule set makes a record
- * for the events its rules' filters (auid, success, path...) let through,
- * at most one an event; otherwise hits are the events.
+ * --target names: nothing to check; a tracer whose own filters decide what
+ * it records (the cell's hits_upto, from its TT_F_HITS_UPTO: audit:rules,
+ * whose rule set's auid, success, path... filters let events through)
+ * records at most one an event; otherwise hits are the events.
  */
 enum hits_rule results_hits_rule(const struct cell *c)
 {
@@ -143,7 +144,7 @@ enum hits_rule results_hits_rule(const struct cell *c)
 
 	if (tt_tracepoint_split(c->target, NULL, 0, NULL, 0))
 		return HITS_ANY;
-	if (!strncmp(c->tracer, "audit:rules", 11) && (!c->tracer[11] || c->tracer[11] == '/'))
+	if (c->hits_upto)
 		return HITS_UPTO;
 	if (w && w->cmd)
 		return HITS_EVENTS;

@@ -158,6 +158,8 @@ struct cell {
 	char id[2 * TT_NAME_MAX + 160]; /* the plan's identity of the cell */
 	uint64_t seed;            /* its own seed: rep order, bootstrap */
 	bool aa;                  /* an A/A cell: its tracer attaches nothing */
+	bool hits_upto;           /* its tracer's filters decide which events it records:
+	                             hits at most the events (HITS_UPTO, TT_F_HITS_UPTO) */
 	/* how it went */
 	enum cell_status status;
 	char reason[256];         /* skip or failure reason; "" when ok */
@@ -351,7 +353,7 @@ enum hits_rule {
 	HITS_EVENTS,     /* every event the workload made */
 	HITS_NONE,       /* none: --target names a syscall the workload does not make */
 	HITS_ANY,        /* not checked: a tracepoint --target fires as the kernel's path does */
-	HITS_UPTO,       /* at most the events: a rule set's filters decide (audit:rules) */
+	HITS_UPTO,       /* at most the events: the tracer's filters decide (cell.hits_upto) */
 };
 enum hits_rule results_hits_rule(const struct cell *c);
 /* Whether @hits of @events (the cell's, or its latency runs') keep the rule;

@@ -84,6 +84,10 @@ struct workload;
 /* Changes what is the box's (audit): run only when named, or by a pattern that names its
  * family ('audit:*'); never by the default plan, 'all', '*' or a group. */
 #define TT_F_OPTIN      0x4
+/* Its own filters decide which events it records (audit:rules: the rule set's auid,
+ * success, path...): its hits are at most the events, not the events (results.h,
+ * HITS_UPTO; copied into the cell as hits_upto). */
+#define TT_F_HITS_UPTO  0x8
 
 struct tracer_ops {
 	const char *name;             /* stable: "ptrace:all", "bpf:tp" */

@@ -391,11 +391,12 @@ static void assert_json_close(json_t *a, json_t *b, const char *path)
 
 		/* a document from before rounds comes back with their fields: every rep in
 		 * round 0, the plan of 1 round, the cell's rounds and share as read; one from
-		 * before kauditd's CPU with its fields null */
+		 * before kauditd's CPU with its fields null; one from before hits_upto with its
+		 * tracer's */
 		size_t added = 0;
 		static const char *const since_rounds[] = { "round", "rounds", "between_round_share",
 							    "kernel_consumer_ns",
-							    "kernel_consumer_ns_per_event" };
+							    "kernel_consumer_ns_per_event", "hits_upto" };
 
 		for (size_t i = 0; i < sizeof(since_rounds) / sizeof(since_rounds[0]); i++)
 			added += !json_object_get(a, since_rounds[i]) &&

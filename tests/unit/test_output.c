@@ -16,10 +16,12 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "doc/read.h"
 #include "doc/write.h"
 #include "output/export.h"
 #include "output/table.h"
 #include "results/results.h"
+#include "tracers/tracer.h"
 
 #define SKIP_REASON "kernel built without CONFIG_KPROBES"
 
@@ -398,6 +400,28 @@ static void test_noise_once(void **state)
  * JSON, never on a row; a rule set's records are at most the events, and a
  * row that has fewer says the rules' filters decide rather than "!=".
  */
+/* @doc of test_audit_once read back: cell 2 (audit:rules, 0 hits of 4000 events)
+ * by the rule "at most the events" when @upto, cell 3 (audit:rule/async) not. */
+static void assert_rules_read_back(json_t *doc, bool upto)
+{
+	char *text = json_dumps(doc, 0), err[512];
+	struct doc d;
+
+	memset(&d, 0, sizeof(d));
+	assert_non_null(text);
+	assert_int_equal(doc_parse(&d, text, strlen(text), err, sizeof(err)), 0);
+	assert_int_equal(d.r.ncells, 4);
+	assert_string_equal(d.r.cells[2].tracer, "audit:rules");
+	assert_int_equal(d.r.cells[2].hits, 0);
+	assert_int_equal(d.r.cells[2].hits_upto, upto);
+	assert_int_equal(results_hits_rule(&d.r.cells[2]), upto ? HITS_UPTO : HITS_EVENTS);
+	assert_int_equal(results_hits_ok(&d.r.cells[2], d.r.cells[2].hits, d.r.cells[2].events),
+			 upto);
+	assert_false(d.r.cells[3].hits_upto);
+	assert_int_equal(results_hits_rule(&d.r.cells[3]), HITS_EVENTS);
+	doc_release(&d);
+}
+
 static void test_audit_once(void **state)
 {
 	static const char *const name[] = { "none", "audit:enabled", "audit:rules", "audit:rule/async" };
@@ -412,8 +436,14 @@ static void test_audit_once(void **state)
 	(void)state;
 	memset(c, 0, sizeof(c));
 	for (int k = 0; k < 4; k++) {
+		const char *variant;
+		const struct tracer_ops *ops = tracer_ops_find(name[k], &variant, NULL, 0);
+
 		fill_cell(&c[k], name[k], CELL_OK, "");
-		c[k].aa = k == 0;
+		/* as the runner makes a cell: its tracer's flags */
+		assert_non_null(ops);
+		c[k].aa = ops->flags & TT_F_AA;
+		c[k].hits_upto = ops->flags & TT_F_HITS_UPTO;
 		for (int i = 0; i < 4; i++)
 			reps[k][i] = (struct rep){ .base_ns_per_op = 100 + i % 2,
 						   .traced_ns_per_op = 100 + 50 * k + i % 2,
@@ -445,6 +475,16 @@ static void test_audit_once(void **state)
 	assert_non_null(a);
 	assert_true(json_real_value(json_object_get(a, "after_ns")) == 93);
 	assert_true(json_is_false(json_object_get(a, "was_on")));
+	/* read back, audit:rules' cell still knows its rule (compare judges hits by it) */
+	assert_rules_read_back(doc, true);
+	/* a document from before the field: the tracer's own, from the registry */
+	for (int k = 0; k < 4; k++)
+		json_object_del(json_array_get(json_object_get(doc, "cells"), (size_t)k), "hits_upto");
+	assert_rules_read_back(doc, true);
+	/* the document's word stands over the registry's */
+	json_object_set_new(json_array_get(json_object_get(doc, "cells"), 2), "hits_upto",
+			    json_false());
+	assert_rules_read_back(doc, false);
 	json_decref(doc);
 	free(t);
 	free(r.floors);

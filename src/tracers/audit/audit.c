@@ -590,23 +590,23 @@ static const char audit_caveat[] =
 	"audit back (its cells' notes give a fresh getpid before and after); load "
 	"'auditctl -a never,task' first to spare the box, or reboot after.";
 
-#define AUDIT_OPS(nm, fam, hk, vars, sum) { \
-	.name = nm, .hooks = hk, .summary = sum, .flags = TT_F_OPTIN, .data = &fam, \
+#define AUDIT_OPS(nm, fam, hk, fl, vars, sum) { \
+	.name = nm, .hooks = hk, .summary = sum, .flags = TT_F_OPTIN | (fl), .data = &fam, \
 	.variants = vars, \
 	.caveat = audit_caveat, \
 	.supported = audit_supported, .setup = audit_setup, .prefork = audit_prefork, \
 	.start = audit_start, .stop = audit_stop, .teardown = audit_teardown }
 
 const struct tracer_ops tracer_audit_enabled = AUDIT_OPS("audit:enabled", fam_enabled,
-	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, NULL,
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, 0, NULL,
 	"the kernel's audit on, no rule: the syscall slow path");
 const struct tracer_ops tracer_audit_nomatch = AUDIT_OPS("audit:nomatch", fam_nomatch,
-	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, nomatch_variants,
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, 0, nomatch_variants,
 	"audit with N exit rules (/1 /10 /25 /50 /100) on a syscall the workload never makes "
 	"(acct): the walk");
-const struct tracer_ops tracer_audit_rule = AUDIT_OPS("audit:rule", fam_rule, TT_HOOK_SYSCALL,
+const struct tracer_ops tracer_audit_rule = AUDIT_OPS("audit:rule", fam_rule, TT_HOOK_SYSCALL, 0,
 	flush_variants, "audit with an exit rule on the workload's syscall, records consumed by an "
 	"auditd of ours, flushing /async (INCREMENTAL_ASYNC), /incremental, /data, /sync, /none");
 const struct tracer_ops tracer_audit_rules = AUDIT_OPS("audit:rules", fam_rules,
-	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, NULL, "audit with the rules of --audit-rules FILE, "
+	TT_HOOK_SYSCALL | TT_HOOK_ALLSYS, TT_F_HITS_UPTO, NULL, "audit with the rules of --audit-rules FILE, "
 	"records consumed by an auditd of ours");
