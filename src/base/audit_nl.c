@@ -6,6 +6,7 @@
 #include <libaudit.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +238,87 @@ int audit_nl_rule_sums(int fd, struct audit_rule_sum **out, char *err, size_t le
 		audit_rule_summarise(v[i], i + 1, machine, &(*out)[i]);
 	free_list(v, n);
 	return n;
+}
+
+static void fnv_add(uint64_t *h, const void *p, size_t n)
+{
+	for (const unsigned char *c = p; n--; c++)
+		*h = (*h ^ *c) * 0x100000001b3ull;	/* FNV-1a 64 */
+}
+
+static void fnv_u32(uint64_t *h, uint32_t v)
+{
+	unsigned char b[4] = { v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24 };
+
+	fnv_add(h, b, sizeof(b));
+}
+
+/* One rule into @h: its list, action, mask and every field but the keys. */
+static void digest_rule(uint64_t *h, const struct audit_rule_data *r)
+{
+	uint32_t off = 0;
+
+	fnv_u32(h, r->flags & ~(uint32_t)AUDIT_FILTER_PREPEND);
+	fnv_u32(h, r->action);
+	for (int i = 0; i < AUDIT_BITMASK_SIZE; i++) {
+		uint32_t m = r->mask[i];
+
+		/* the class bits (the mask's last AUDIT_SYSCALL_CLASSES): the kernel expands them */
+		if (i == AUDIT_BITMASK_SIZE - 1)
+			m &= ~(uint32_t)0 >> AUDIT_SYSCALL_CLASSES;
+		fnv_u32(h, m);
+	}
+	for (uint32_t i = 0; i < r->field_count && i < AUDIT_MAX_FIELDS; i++) {
+		bool str = string_field(r->fields[i]);
+		uint32_t n = str ? r->values[i] : 0;
+
+		if (str && off + n > r->buflen)
+			break;
+		if (r->fields[i] != AUDIT_FILTERKEY) {
+			fnv_u32(h, r->fields[i]);
+			fnv_u32(h, r->fieldflags[i]);
+			fnv_u32(h, r->values[i]);
+			if (str)
+				fnv_add(h, r->buf + off, n);
+		}
+		off += n;
+	}
+	fnv_u32(h, 0xffffffffu);	/* the rule's end */
+}
+
+/*
+ * @v's digest, each list's rules in @v's order: the kernel's (its walk's),
+ * or a file's (audit_rules_add adds them in that order; a -A rule too).
+ * @skip_ours: tracetax's own rules left out. Their number in *@counted.
+ */
+static void rules_digest(struct audit_rule_data *const *v, int n, bool skip_ours,
+			 char out[AUDIT_DIGEST_LEN], int *counted)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	*counted = 0;
+	fnv_add(&h, "tracetax-rules-1", 16);
+	for (uint32_t list = 0; list < AUDIT_NR_FILTERS; list++)
+		for (int i = 0; i < n; i++) {
+			if ((v[i]->flags & ~(uint32_t)AUDIT_FILTER_PREPEND) != list ||
+			    (skip_ours && has_key(v[i], NULL)))
+				continue;
+			digest_rule(&h, v[i]);
+			(*counted)++;
+		}
+	snprintf(out, AUDIT_DIGEST_LEN, "%016llx", (unsigned long long)h);
+}
+
+int audit_nl_rules_digest(int fd, char out[AUDIT_DIGEST_LEN], int *n, char *err, size_t len)
+{
+	struct audit_rule_data **v;
+	int nv = list_rules(fd, &v, err, len);
+
+	if (nv < 0)
+		return -1;
+	rules_digest(v, nv, true, out, n);
+	free_list(v, nv);
+	return 0;
 }
 
 int audit_nl_count_rules(int fd, const char *key, int *ours, int *others, char *err, size_t len)
@@ -545,6 +627,11 @@ int audit_rules_parse(const char *path, const char *key, struct audit_ruleset *r
 	if (!ret && !rs->n) {
 		snprintf(err, len, "rule file '%s' has no rule", path);
 		ret = -1;
+	}
+	if (!ret) {
+		int n;
+
+		rules_digest(rs->rules, rs->n, false, rs->digest, &n);
 	}
 	if (ret)
 		audit_rules_free(rs);

@@ -67,6 +67,21 @@ int audit_nl_count_rules(int fd, const char *key, int *ours, int *others, char *
  * *@out (malloc'd): their number, or -1 and @err.
  */
 int audit_nl_rule_sums(int fd, struct audit_rule_sum **out, char *err, size_t len);
+/*
+ * A rule set's identity (AUDIT_DIGEST_LEN - 1 hex digits): 64-bit FNV-1a of
+ * its rules as the kernel walks them, each list in its order, every field
+ * but the keys (ours replaces the file's, and a key costs no walk), the
+ * syscall classes' bits of the mask left out (the kernel expands them). A
+ * file's comments, blank lines, spacing, control lines and keys do not
+ * change it; the same rules loaded and listed back give the same one.
+ */
+#define AUDIT_DIGEST_LEN 17
+/*
+ * The digest of the rules loaded now (read only), leaving out tracetax's own
+ * (a key of AUDIT_KEY_PREFIX: a measurement's, not the box's): into @out,
+ * their number in *@n. 0, or -1 and @err.
+ */
+int audit_nl_rules_digest(int fd, char out[AUDIT_DIGEST_LEN], int *n, char *err, size_t len);
 /* Deletes every rule whose key is @key: how many in *@deleted. 0, or -1 and @err. */
 int audit_nl_delete_key(int fd, const char *key, int *deleted, char *err, size_t len);
 
@@ -86,6 +101,7 @@ struct audit_ruleset {
 	int nsys;
 	int *sys;                    /* syscall numbers of the native arch, any rule */
 	int all_syscalls;            /* a rule names every syscall (-S all, or a watch) */
+	char digest[AUDIT_DIGEST_LEN]; /* the set's identity (audit_nl_rules_digest's) */
 };
 
 /*

@@ -308,7 +308,7 @@ struct hook_arg {
 };
 
 /* A measured cell into an audit cost (the walk or a record). */
-static void audit_cost_of(struct budget_audit_cost *ac, const struct cell *c)
+static void audit_cost_of(struct budget_audit_cost *ac, const struct cell *c, const char *au_digest)
 {
 	if (c->status != CELL_OK) {
 		snprintf(ac->reason, sizeof(ac->reason), "measured now: %s", c->reason);
@@ -323,6 +323,8 @@ static void audit_cost_of(struct budget_audit_cost *ac, const struct cell *c)
 	ac->lo = c->overhead.ci95[0];
 	ac->hi = c->overhead.ci95[1];
 	ac->consumer_ns = c->consumer_ns_per_event;
+	ac->rules = c->audit_rules;
+	ac->rules_match = c->audit_rules.file[0] && au_digest && !strcmp(c->audit_rules.digest, au_digest);
 }
 
 /* audit:rules' costs from the cells on the cost's workload, its checks from the cmd: cells. */
@@ -338,7 +340,7 @@ static bool audit_hook(struct hook_arg *h, const struct cell *c)
 		return false;
 	if (h->path_wl && !strcmp(c->workload, h->path_wl)) {
 		if (!strcmp(c->tracer, AUDIT_TRACER)) {
-			audit_cost_of(&t->audit->walk_path, c);
+			audit_cost_of(&t->audit->walk_path, c, t->audit->digest);
 			t->audit->walk_path.consumer_ns = 0;
 		}
 		if (strcmp(c->workload, h->workload))
@@ -346,11 +348,11 @@ static bool audit_hook(struct hook_arg *h, const struct cell *c)
 	}
 	if (!strcmp(c->workload, h->workload)) {
 		if (!strcmp(c->tracer, AUDIT_TRACER)) {
-			audit_cost_of(&t->audit->walk, c);
+			audit_cost_of(&t->audit->walk, c, t->audit->digest);
 			t->audit->walk.consumer_ns = 0;	/* the walk makes no record */
 		}
 		else if (!strcmp(c->tracer, AUDIT_RECORD_TRACER))
-			audit_cost_of(&t->audit->record, c);
+			audit_cost_of(&t->audit->record, c, t->audit->digest);
 		return !strcmp(c->tracer, AUDIT_TRACER);
 	}
 	if (strcmp(c->tracer, AUDIT_TRACER) || !w || !w->cmd)
@@ -426,17 +428,41 @@ static void measured_hook(struct results *r, void *arg)
 	}
 }
 
+/* A walk from the store into @ac, unless what @ac has already is as good (this set's). */
+static void walk_stored(struct store *s, const struct store_cost_query *q,
+			struct budget_audit_cost *ac, int max_age_h)
+{
+	struct budget_audit_cost got = { 0 };
+
+	if (!cmd_stored_audit_cost(s, q, &got, max_age_h, true)) {
+		if (!ac->source[0] || got.rules_match)
+			*ac = got;
+	} else if (!ac->source[0])
+		*ac = got;
+}
+
 /*
  * audit:rules' costs without --measure: a record's, audit:rule's, from the
- * store as any tracer's; the walk is not taken from the store, which does
- * not keep the rule file a run of audit:rules loaded.
+ * store as any tracer's; the walk's, audit:rules' on @q's workload (one
+ * its rules do not name) and on stat (a call that looks a path up, when
+ * they do not name it), of these rules where the store has them (their
+ * digest), else of another set, which the cost then says.
  */
 static void stored_audit(const struct budget_args *a, struct store *s, struct budget_audit *au,
 			 struct store_cost_query *q)
 {
-	if (!au->walk.source[0])
-		snprintf(au->walk.reason, sizeof(au->walk.reason), "the walk of these rules is measured"
-			 " now only (the store does not keep which rule file a run loaded): add --measure");
+	struct store_cost_query w = *q;
+
+	w.tracer = AUDIT_TRACER;
+	w.rules_digest = au->digest;
+	/* the walk of a call no rule names: on a workload whose syscall they name, a record too */
+	if ((!au->walk.source[0] || !au->walk.rules_match) &&
+	    !budget_audit_names(au, workload_find(q->workload)))
+		walk_stored(s, &w, &au->walk, a->max_age_h);
+	w.workload = "stat";
+	if (!budget_audit_names(au, workload_find("stat")) &&
+	    (!au->walk_path.source[0] || !au->walk_path.rules_match))
+		walk_stored(s, &w, &au->walk_path, a->max_age_h);
 	if (au->record.source[0])
 		return;
 	q->tracer = AUDIT_RECORD_TRACER;
@@ -493,6 +519,7 @@ static struct budget_audit *audit_budget(struct budget_args *a)
 		die_usage("which rules? -t " AUDIT_TRACER " needs --audit-rules FILE");
 	au = budget_audit_new(a->rs.sum, a->rs.n);
 	snprintf(au->file, sizeof(au->file), "%s", a->audit_rules);
+	snprintf(au->digest, sizeof(au->digest), "%s", a->rs.digest);
 	au->dropped = a->rs.dropped;
 	return au;
 }

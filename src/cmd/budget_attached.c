@@ -222,27 +222,41 @@ static int measure_costs(const struct attached_args *a, struct attached *at)
 	return ret;
 }
 
-/* @tracer's cost from the store on the first syscall workload @named (or not) by @au's rules */
+/*
+ * @tracer's cost from the store on the first syscall workload @named (or
+ * not) by @au's rules; with q.rules_digest, the first of that rule set,
+ * else the first of any
+ */
 static bool audit_stored(struct store *s, struct store_cost_query q, const struct budget_audit *au,
 			 bool named, const char *only, struct budget_audit_cost *ac, int max_age_h)
 {
+	bool found = false;
+
 	for (const struct workload *w = workloads; s && w->name; w++) {
+		struct budget_audit_cost got = { 0 };
+
 		if (!w->syscall || w->cmd || budget_audit_names(au, w) != named ||
 		    (only && strcmp(w->name, only)))
 			continue;
 		q.workload = w->name;
-		if (!cmd_stored_audit_cost(s, &q, ac, max_age_h, false))
-			return true;
+		if (cmd_stored_audit_cost(s, &q, &got, max_age_h, false))
+			continue;
+		if (!found || got.rules_match)
+			*ac = got;
+		found = true;
+		if (!q.rules_digest || got.rules_match)
+			break;
 	}
-	return false;
+	return found;
 }
 
 /*
  * The live rule set's costs, from the store (audit:rules needs its rule
  * file to be measured): a record's, audit:rule/async on a syscall the rules
  * name (else any); the walk's, audit:rules on a syscall they do not name,
- * and on stat for a call that looks a path up (c2098b1's walk_path). The
- * store does not keep which rule file that run loaded: said beside it.
+ * and on stat for a call that looks a path up (c2098b1's walk_path): of
+ * this set (its digest, read back from the kernel) where the store has
+ * it, else of another set, which the walk's cost says.
  */
 static void audit_costs(const struct attached_args *a, struct attached *at, struct store *s,
 			struct store_cost_query q)
@@ -267,6 +281,7 @@ static void audit_costs(const struct attached_args *a, struct attached *at, stru
 			 "stored for this host, kernel and version in the last %d h (store one: tracetax "
 			 "run -t audit:rule/async -w getpid)", a->max_age_h);
 	q.tracer = "audit:rules";
+	q.rules_digest = au->digest[0] ? au->digest : NULL;
 	if (!audit_stored(s, q, au, false, NULL, &au->walk, a->max_age_h))
 		snprintf(au->walk.reason, sizeof(au->walk.reason), "no cost of audit:rules stored on a "
 			 "syscall these rules do not name, for this host, kernel and version in the last"
@@ -274,10 +289,9 @@ static void audit_costs(const struct attached_args *a, struct attached *at, stru
 			 a->max_age_h);
 	if (!budget_audit_names(au, workload_find("stat")))
 		audit_stored(s, q, au, false, "stat", &au->walk_path, a->max_age_h);
-	snprintf(at->audit_walk_how, sizeof(at->audit_walk_how), "audit:rules' overhead on a "
-		 "syscall no rule names, of whatever rule file that run loaded (the store does not "
-		 "keep it)%s", a->measure ? "; --measure leaves audit:rules to the store: it needs "
-		 "the rule file" : "");
+	if (a->measure)
+		snprintf(at->audit_walk_how, sizeof(at->audit_walk_how), "--measure leaves audit:rules"
+			 " to the store: it needs the rule file");
 	if (au->walk.source[0] && au->record.source[0])
 		snprintf(r->cost.source, sizeof(r->cost.source), "store");
 	r->cost.run_id = au->walk.run_id;

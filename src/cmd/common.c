@@ -172,10 +172,10 @@ int cmd_stored_cost(struct store *s, const struct store_cost_query *q, struct bu
 int cmd_stored_audit_cost(struct store *s, const struct store_cost_query *q,
 			  struct budget_audit_cost *ac, int max_age_h, bool measure_hint)
 {
-	struct budget_cost c = { 0 };
+	struct store_cost sc;
 	char err[512];
 	const char *hint = measure_hint ? ": add --measure" : "";
-	int ret = s ? cmd_stored_cost(s, q, &c, NULL, err, sizeof(err)) : -1;
+	int ret = s ? store_find_cost(s, q, &sc, err, sizeof(err)) : -1;
 
 	if (ret > 0)
 		snprintf(ac->reason, sizeof(ac->reason), "none stored for %s on %s, this host, kernel "
@@ -184,11 +184,13 @@ int cmd_stored_audit_cost(struct store *s, const struct store_cost_query *q,
 		snprintf(ac->reason, sizeof(ac->reason), "%s%s", s ? err : "no store", hint);
 	if (ret)
 		return ret;
-	*ac = (struct budget_audit_cost){ .run_id = c.run_id, .reps = c.reps, .ns = c.ns, .lo = c.lo,
-					  .hi = c.hi, .consumer_ns = c.consumer_ns };
-	snprintf(ac->source, sizeof(ac->source), "%s", c.source);
+	*ac = (struct budget_audit_cost){ .run_id = sc.run_id, .reps = sc.reps, .ns = sc.ns,
+					  .lo = sc.lo, .hi = sc.hi, .rules = sc.rules,
+					  .rules_match = sc.rules_match,
+					  .consumer_ns = isfinite(sc.consumer_ns) ? sc.consumer_ns : 0 };
+	snprintf(ac->source, sizeof(ac->source), "store");
 	snprintf(ac->tracer, sizeof(ac->tracer), "%s", q->tracer);
-	snprintf(ac->workload, sizeof(ac->workload), "%s", c.workload);
-	snprintf(ac->started, sizeof(ac->started), "%s", c.started);
+	snprintf(ac->workload, sizeof(ac->workload), "%s", q->workload);
+	snprintf(ac->started, sizeof(ac->started), "%s", sc.started);
 	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "base/util.h"
 #include "doc/attached.h"
+#include "doc/budget.h"
 
 static json_t *num(double v)
 {
@@ -92,8 +93,9 @@ static json_t *row_json(const struct att_row *r)
 static json_t *audit_cost_json(const struct budget_audit_cost *c)
 {
 	bool have = c->source[0];
+	json_t *o;
 
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "tracer", have ? json_string(c->tracer) : json_null(),
 			 "source", str_or_null(c->source), "why", str_or_null(c->reason),
 			 "run_id", have && c->run_id ? json_integer(c->run_id) : json_null(),
@@ -101,6 +103,8 @@ static json_t *audit_cost_json(const struct budget_audit_cost *c)
 			 "ns_per_call", have ? num(c->ns) : json_null(),
 			 "ci95", json_pack("[o, o]", have ? num(c->lo) : json_null(),
 					   have ? num(c->hi) : json_null()));
+	json_object_update_new(o, doc_walk_rules_json(c));
+	return o;
 }
 
 static json_t *levels_json(double lower, double point, double upper)
@@ -126,8 +130,9 @@ static json_t *audit_json(const struct attached *a)
 	if (have && isfinite(a->audit_owner_cpu_ns) && a->seconds > 0)
 		owner = a->audit_owner_cpu_ns / (a->seconds * a->cpus * 1e9) * 100;
 #define PER_S(v) (have ? (double)(v) / s : NAN)
-	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "rules", au->nrules, "exit_rules", au->exit_rules,
+	return json_pack("{s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "rules", au->nrules, "digest", str_or_null(au->digest),
+			 "exit_rules", au->exit_rules,
 			 "calls_per_s", num(PER_S(e->events)),
 			 "named_per_s", num(PER_S(e->named)),
 			 "records_per_s", levels_json(PER_S(e->records[AUDIT_LOWER]),

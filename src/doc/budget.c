@@ -80,14 +80,29 @@ static json_t *nr_names(const int *v, int n)
 
 static json_t *audit_cost_json(const struct budget_audit_cost *c)
 {
+	json_t *o;
+
 	if (!c->source[0])
 		return json_pack("{s:n, s:s}", "source", "reason", c->reason);
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:o, s:o, s:o}", "source", c->source,
-			 "tracer", c->tracer, "workload", c->workload,
-			 "run_id", c->run_id ? json_integer(c->run_id) : json_null(),
-			 "started", c->started[0] ? json_string(c->started) : json_null(),
-			 "reps", c->reps, "ns_per_call", num(c->ns), "ci95", ci(c->lo, c->hi),
-			 "consumer_ns_per_record", c->consumer_ns > 0 ? num(c->consumer_ns) : json_null());
+	o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:o, s:o, s:o}", "source", c->source,
+		      "tracer", c->tracer, "workload", c->workload,
+		      "run_id", c->run_id ? json_integer(c->run_id) : json_null(),
+		      "started", c->started[0] ? json_string(c->started) : json_null(),
+		      "reps", c->reps, "ns_per_call", num(c->ns), "ci95", ci(c->lo, c->hi),
+		      "consumer_ns_per_record", c->consumer_ns > 0 ? num(c->consumer_ns) : json_null());
+	json_object_update_new(o, doc_walk_rules_json(c));
+	return o;
+}
+
+json_t *doc_walk_rules_json(const struct budget_audit_cost *c)
+{
+	bool walk = c->source[0] && !strcmp(c->tracer, "audit:rules");
+	bool known = walk && c->rules.file[0];
+
+	return json_pack("{s:o, s:o, s:o}",
+			 "rules_file", known ? json_string(c->rules.file) : json_null(),
+			 "rules_digest", known ? json_string(c->rules.digest) : json_null(),
+			 "rules_match", walk ? json_boolean(c->rules_match) : json_null());
 }
 
 static json_t *records_json(const int64_t *r)
@@ -126,6 +141,7 @@ static json_t *audit_json(const struct budget_audit *a)
 			 "named_calls", (json_int_t)e->named, "excluded_calls", (json_int_t)e->excluded,
 			 "by_auid", auids, "estimates", est, "bound", a->bound);
 
+	json_object_set_new(o, "rules_digest", json_string(a->digest));
 	json_object_set_new(o, "walk_path", audit_cost_json(&a->walk_path));
 	json_object_set_new(o, "path_calls", json_integer(e->path));
 	return o;

@@ -2,9 +2,18 @@
 #ifndef TRACETAX_DOC_BUDGET_H
 #define TRACETAX_DOC_BUDGET_H
 
+#include <jansson.h>
+
 #include "results/budget.h"
 
 #define BUDGET_SCHEMA_VERSION 1
+
+/*
+ * A cost's rule set, for the budget and attached documents: rules_file and
+ * rules_digest (the walk's, audit:rules: the set it was measured with; null
+ * when not known), rules_match (null for a cost that is not a walk).
+ */
+json_t *doc_walk_rules_json(const struct budget_audit_cost *c);
 
 /* malloc'd JSON text of @b, the document the store keeps. */
 char *doc_budget_json(const struct budget *b);

@@ -183,6 +183,33 @@ static int read_per_cpu(struct rd *x, json_t *o, struct cell *c)
 	return ret;
 }
 
+/* audit:rules' rule set: absent in other cells, and in documents from before it. */
+static int read_audit_rules(struct rd *x, json_t *o, struct cell *c)
+{
+	struct cell_rules *r = &c->audit_rules;
+	json_t *v;
+	size_t at;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_object_get(o, "audit_rules"))
+		return 0;
+	if (rd_object(x, o, "audit_rules", &v))
+		return -1;
+	if (!v)
+		return 0;
+	at = rd_push(x, "audit_rules");
+	ret = rd_str(x, v, "file", r->file, sizeof(r->file), F_NONEMPTY) ||
+	      rd_str(x, v, "digest", r->digest, sizeof(r->digest), F_NONEMPTY) ||
+	      rd_intv(x, v, "rules", 0, INT_MAX, &r->rules);
+	if (!ret && (strlen(r->digest) != 16 || strspn(r->digest, "0123456789abcdef") != 16)) {
+		rd_push(x, "digest");
+		ret = rd_fail(x, "want 16 lower-case hex digits");
+	}
+	rd_pop(x, at);
+	return ret;
+}
+
 /* Version 3's figures of a cell: null in a cell that is not ok, as the others. */
 static int read_v3(struct rd *x, json_t *o, struct cell *c, bool ok)
 {
@@ -328,7 +355,7 @@ int doc_read_cell(struct rd *x, json_t *o, struct cell *c)
 		return rd_fail(x, "a cell that is not ok without its reason");
 	}
 	if (read_figures(x, o, c, c->status == CELL_OK) || read_v3(x, o, c, c->status == CELL_OK) ||
-	    read_runs(x, o, c) ||
+	    read_runs(x, o, c) || read_audit_rules(x, o, c) ||
 	    rd_pair(x, o, "cpu_mhz", F_NULL, mhz))
 		return -1;
 	c->mhz_min = mhz[0];

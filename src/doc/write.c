@@ -246,6 +246,11 @@ static json_t *cell_json(const struct cell *c, bool repeat)
 			"exit_status", count_or_null(c->cmd.exit_status),
 			"output", str_or_null(c->cmd.output)));
 	}
+	/* audit:rules: the rule set its walk is of */
+	if (c->audit_rules.file[0])
+		json_object_set_new(o, "audit_rules", json_pack("{s:s, s:s, s:i}",
+			"file", c->audit_rules.file, "digest", c->audit_rules.digest,
+			"rules", c->audit_rules.rules));
 	for (int i = 0; i < c->nreps; i++)
 		json_array_append_new(runs, run_json(&c->reps[i], c->threads));
 	json_object_set_new(o, "runs", runs);

@@ -192,11 +192,21 @@ static void audit_rules_read(struct attached *a, const struct att_list *l, struc
 	if ((fd = audit_nl_open(a->audit_why, sizeof(a->audit_why))) < 0)
 		return;
 	n = audit_nl_rule_sums(fd, &sums, a->audit_why, sizeof(a->audit_why));
-	audit_nl_close(fd);
-	if (n < 0)
+	if (n < 0) {
+		audit_nl_close(fd);
 		return;
+	}
 	a->audit_set = budget_audit_new(sums, n);
 	free(sums);
+	/* the set's identity, as a run of audit:rules records it: its stored walk is looked up by it */
+	{
+		char err[256];
+		int nd;
+
+		if (audit_nl_rules_digest(fd, a->audit_set->digest, &nd, err, sizeof(err)))
+			a->audit_set->digest[0] = '\0';
+	}
+	audit_nl_close(fd);
 	ro->by_auid = true;
 	if (c->nholders)
 		a->audit_owner_cpu_ns = -(double)proc_cpu_ns(c->holders[0].pid);

@@ -255,6 +255,12 @@ static void visit(struct rounds_run *rr, struct slot *s, int round, int reps, bo
 				progstats_pass(x, &rr->r->stats_cost);
 		}
 		snprintf(c->tracer_note, sizeof(c->tracer_note), "%s", x->t.note);
+		if (x->t.rules_digest[0]) {
+			snprintf(c->audit_rules.file, sizeof(c->audit_rules.file), "%s", x->t.audit_rules);
+			snprintf(c->audit_rules.digest, sizeof(c->audit_rules.digest), "%s",
+				 x->t.rules_digest);
+			c->audit_rules.rules = x->t.rules_loaded;
+		}
 		cell_teardown(x);
 		die_hook_set(NULL, NULL);
 	}

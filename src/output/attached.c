@@ -142,6 +142,8 @@ static void print_costs(const struct attached *a, FILE *f)
 
 static void audit_cost_line(FILE *f, const char *what, const struct budget_audit_cost *c)
 {
+	char rules[1400];
+
 	if (!c->source[0]) {
 		fprintf(f, "  %-26s no cost: %s\n", what, c->reason[0] ? c->reason : "-");
 		return;
@@ -152,6 +154,9 @@ static void audit_cost_line(FILE *f, const char *what, const struct budget_audit
 		fprintf(f, "stored run %lld)\n", (long long)c->run_id);
 	else
 		fprintf(f, "measured now)\n");
+	output_walk_rules(c, rules, sizeof(rules));
+	if (*rules)
+		fprintf(f, "  %-26s %s\n", "", rules);
 }
 
 /* The live rule set: its records and walk over the window, their costs, its owner's CPU */

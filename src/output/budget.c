@@ -92,7 +92,15 @@ void output_budget_verdict(const struct budget *b, const struct budget_tracer *t
 
 	rate_str(rate, sizeof(rate), r->seconds > 0 ? (double)r->events / r->seconds : 0);
 	if (t->audit) {
+		const struct budget_audit_cost *w = &t->audit->walk;
+
 		audit_verdict(b, t, rate, buf, len);
+		n = strlen(buf);
+		/* never silently: a walk of another set is not this set's */
+		if (w->source[0] && !w->rules_match && n < len)
+			snprintf(buf + n, len - n, " (its walk's cost is %s rule set's: %s)",
+				 w->rules.file[0] ? "another" : "an unrecorded",
+				 w->rules.file[0] ? w->rules.file : "a run from before tracetax kept it");
 		return;
 	}
 	if (!t->cost.source[0]) {
@@ -241,8 +249,27 @@ static void nr_list(const int *v, int n, FILE *f)
 	fprintf(f, " (%d)\n", n);
 }
 
+void output_walk_rules(const struct budget_audit_cost *c, char *buf, size_t len)
+{
+	const struct cell_rules *r = &c->rules;
+
+	if (!c->source[0] || strcmp(c->tracer, "audit:rules"))
+		snprintf(buf, len, "%s", "");
+	else if (c->rules_match)
+		snprintf(buf, len, "of this rule set (digest %s; the run loaded '%s', %d rules)",
+			 r->digest, r->file, r->rules);
+	else if (r->file[0])
+		snprintf(buf, len, "of ANOTHER rule set: '%s' (%d rules, digest %s), none of this "
+			 "set's stored", r->file, r->rules, r->digest);
+	else
+		snprintf(buf, len, "of a rule set not recorded (a run from before tracetax kept it), "
+			 "none of this set's stored");
+}
+
 static void audit_cost_line(const char *what, const struct budget_audit_cost *c, FILE *f)
 {
+	char rules[1400];
+
 	if (!c->source[0]) {
 		fprintf(f, "  %s: no cost: %s\n", what, c->reason);
 		return;
@@ -256,7 +283,8 @@ static void audit_cost_line(const char *what, const struct budget_audit_cost *c,
 	fprintf(f, ", %d reps", c->reps);
 	if (c->consumer_ns > 0)
 		fprintf(f, "; auditd's CPU %.0f ns per record", c->consumer_ns);
-	fprintf(f, "\n");
+	output_walk_rules(c, rules, sizeof(rules));
+	fprintf(f, "%s%s\n", *rules ? "; " : "", rules);
 }
 
 static void auid_str(char *buf, size_t len, uint32_t auid)

@@ -13,5 +13,10 @@ void output_pct_str(char *buf, size_t len, double v);
 /* "bpftrace would cost this box 0.4% of its CPU [0.3, 0.5] at ..." into @buf. */
 void output_budget_verdict(const struct budget *b, const struct budget_tracer *t, char *buf,
 			   size_t len);
+/*
+ * Which rule set a walk's cost (audit:rules) was measured with, in words,
+ * into @buf: "" for another cost, or none.
+ */
+void output_walk_rules(const struct budget_audit_cost *c, char *buf, size_t len);
 
 #endif

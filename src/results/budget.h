@@ -107,6 +107,9 @@ struct budget_audit_cost {
 	int reps;
 	double ns, lo, hi;        /* its overhead per call and 95% CI */
 	double consumer_ns;       /* auditd's CPU per record; 0: none */
+	/* the walk (audit:rules): the rule set it was measured with; file "": not known */
+	struct cell_rules rules;
+	bool rules_match;         /* that set is the one priced (the same digest) */
 };
 
 /* Calls and records of one set of calls (the box's window, or a command's run). */
@@ -129,6 +132,7 @@ struct budget_audit_auid {
 
 struct budget_audit {
 	char file[1024];
+	char digest[24];                     /* the rule set's (base/audit_nl.h); "": not known */
 	struct audit_rule_sum *rules;        /* malloc'd, as parsed */
 	int nrules, exit_rules, fs_rules, other_arch, dropped;
 	int *syscalls, nsyscalls;            /* named by the native syscall rules (not file rules) */

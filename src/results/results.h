@@ -237,6 +237,15 @@ struct cell {
 		                            signal N; -1: none */
 		char output[256];        /* a failed run's output, kept; "" */
 	} cmd;
+	/*
+	 * The rule set an audit:rules cell loaded (--audit-rules): its walk's
+	 * cost is that set's. file "": none (another tracer, or not loaded).
+	 */
+	struct cell_rules {
+		char file[1024];         /* as given */
+		char digest[24];         /* base/audit_nl.h's AUDIT_DIGEST_LEN - 1 hex digits */
+		int rules;               /* loaded: the file's, less those the kernel refused */
+	} audit_rules;
 };
 
 /* What tracetax times with, and what that costs (clocks.c, measured at the start). */

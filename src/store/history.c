@@ -145,11 +145,25 @@ out:
 	return ret;
 }
 
-/* The first that stands: the newest run's (store_stand_walk walks newest first). */
+struct cost_pick {
+	const char *digest;       /* the rule set preferred; NULL: none */
+	struct store_cost *out;
+	bool found;
+};
+
+/*
+ * The first that stands: the newest run's (store_stand_walk walks newest
+ * first); with a rule set asked for, the newest of that set, else the
+ * newest of any.
+ */
 static int first_cost(const struct stand_cell *c, void *arg)
 {
-	struct store_cost *out = arg;
+	struct cost_pick *p = arg;
+	struct store_cost *out = p->out;
+	bool match = p->digest && !strcmp(c->rules.digest, p->digest);
 
+	if (p->found && !match)
+		return 0;
 	memset(out, 0, sizeof(*out));
 	out->run_id = c->run_id;
 	out->idx = c->idx;
@@ -160,7 +174,10 @@ static int first_cost(const struct stand_cell *c, void *arg)
 	out->lo = c->lo;
 	out->hi = c->hi;
 	out->consumer_ns = c->consumer_ns;
-	return 1;
+	out->rules = c->rules;
+	out->rules_match = match;
+	p->found = true;
+	return !p->digest || match;
 }
 
 int store_find_cost(struct store *s, const struct store_cost_query *q, struct store_cost *out,
@@ -171,9 +188,10 @@ int store_find_cost(struct store *s, const struct store_cost_query *q, struct st
 		.version = q->version, .since = q->since, .tracer = q->tracer,
 		.workload = q->workload, .threads = 1, .target = q->target,
 	};
-	int rc = store_stand_walk(s, &sq, first_cost, out, err, errlen);
+	struct cost_pick p = { .digest = q->rules_digest, .out = out };
+	int rc = store_stand_walk(s, &sq, first_cost, &p, err, errlen);
 
-	return rc == 1 ? 0 : rc < 0 ? -1 : 1;
+	return rc < 0 ? -1 : p.found ? 0 : 1;
 }
 
 /* Budget documents, in a table of their own: created when first needed, no migration. */

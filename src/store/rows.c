@@ -52,7 +52,17 @@ const char store_tables_v2[] =
 const char store_runs_v3[] = "ALTER TABLE runs ADD COLUMN host_id TEXT;\n";
 
 /*
- * PostgreSQL, created at version 3: the same tables and columns, in the
+ * 3 -> 4: the rule set an audit:rules cell loaded (the document's
+ * cells[].audit_rules); NULL in other cells and in runs from before it.
+ * Both engines.
+ */
+const char store_cells_v4[] =
+	"ALTER TABLE cells ADD COLUMN audit_rules_file TEXT;\n"
+	"ALTER TABLE cells ADD COLUMN audit_rules_digest TEXT;\n"
+	"ALTER TABLE cells ADD COLUMN audit_rules_n INTEGER;\n";
+
+/*
+ * PostgreSQL, created at version 4 (a version 3 one is migrated as SQLite's is): the same tables and columns, in the
  * types that hold what SQLite's do (64-bit counts, doubles; SQLite's REAL
  * is a double, PostgreSQL's a float).
  */
@@ -80,6 +90,7 @@ const char store_tables_pg[] =
 	"  overhead_lo DOUBLE PRECISION, overhead_hi DOUBLE PRECISION,\n"
 	"  overhead_median DOUBLE PRECISION, slowdown DOUBLE PRECISION, consumer_ns DOUBLE PRECISION,\n"
 	"  below_noise_floor INTEGER NOT NULL, disturbed INTEGER NOT NULL, note TEXT,\n"
+	"  audit_rules_file TEXT, audit_rules_digest TEXT, audit_rules_n INTEGER,\n"
 	"  PRIMARY KEY (run_id, idx)\n"
 	");\n"
 	"CREATE INDEX cells_tracer ON cells (tracer, run_id);\n"
@@ -132,6 +143,30 @@ static int insert_env(struct store *s, int64_t id, const struct environment *e)
 	return ret;
 }
 
+/* An audit:rules cell's rule set, bound at @i, @i + 1, @i + 2: NULLs in another cell. */
+static int bind_rules(struct db_stmt *st, int i, const struct cell_rules *r)
+{
+	if (!r->file[0])
+		return db_bind_null(st, i) || db_bind_null(st, i + 1) || db_bind_null(st, i + 2);
+	return db_bind_text(st, i, r->file) || db_bind_text(st, i + 1, r->digest) ||
+	       db_bind_int64(st, i + 2, r->rules);
+}
+
+int store_update_rules(struct store *s, int64_t id, const struct results *r)
+{
+	struct db_stmt *st = db_prepare(s, "UPDATE cells SET audit_rules_file = ?1, "
+					"audit_rules_digest = ?2, audit_rules_n = ?3 "
+					"WHERE run_id = ?4 AND idx = ?5");
+	int ret = st ? 0 : -1;
+
+	for (int i = 0; !ret && i < r->ncells; i++)
+		if (r->cells[i].audit_rules.file[0])
+			ret = bind_rules(st, 1, &r->cells[i].audit_rules) || db_bind_int64(st, 4, id) ||
+			      db_bind_int64(st, 5, i) || step_reset(st) ? -1 : 0;
+	db_finalize(st);
+	return ret;
+}
+
 static int insert_cell(struct db_stmt *st, int64_t id, int idx, const struct cell *c)
 {
 	bool ok = c->status == CELL_OK && c->nreps > 0;
@@ -152,7 +187,8 @@ static int insert_cell(struct db_stmt *st, int64_t id, int idx, const struct cel
 	       db_bind_double(st, 19, ok ? c->slowdown : nan) ||
 	       db_bind_double(st, 20, ok ? c->consumer_ns_per_event : nan) ||
 	       db_bind_int64(st, 21, ok && c->below_floor) || db_bind_int64(st, 22, c->disturbed) ||
-	       db_bind_text(st, 23, c->note) || step_reset(st) ? -1 : 0;
+	       db_bind_text(st, 23, c->note) || bind_rules(st, 24, &c->audit_rules) ||
+	       step_reset(st) ? -1 : 0;
 }
 
 static int insert_rep(struct db_stmt *st, int64_t id, int cell, int idx, const struct rep *r)
@@ -173,7 +209,7 @@ int store_insert_rows(struct store *s, int64_t id, const struct results *r)
 	int ret = insert_env(s, id, &r->env);
 
 	if (!ret && (!(cell = db_prepare(s, "INSERT INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-					 "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) ||
+					 "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) ||
 		     !(rep = db_prepare(s, "INSERT INTO reps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
 					"?, ?, ?, ?)"))))
 		ret = -1;

@@ -12,8 +12,13 @@
 
 /* The normalised rows of run @id from @r (inside the caller's transaction). */
 int store_insert_rows(struct store *s, int64_t id, const struct results *r);
-/* SQLite's tables, version by version (each migration adds the next). */
-extern const char store_runs_v1[], store_tables_v2[], store_runs_v3[];
+/*
+ * A recorded run's audit:rules cells' rule sets from @r, into the columns
+ * version 4 added (its migration, from the documents).
+ */
+int store_update_rules(struct store *s, int64_t id, const struct results *r);
+/* SQLite's tables, version by version (each migration adds the next; 4: PostgreSQL's too). */
+extern const char store_runs_v1[], store_tables_v2[], store_runs_v3[], store_cells_v4[];
 /* PostgreSQL's, created at the current version. */
 extern const char store_tables_pg[];
 

@@ -18,7 +18,8 @@
 static const char stand_sql[] =
 	"SELECT r.id, c.idx, " STORE_ENV("started") ", " STORE_ENV("hostname") ", r.host_id, " STORE_ENV("kernel") ", "
 	STORE_ENV("vm") ", " STORE_ENV("tracetax_version") ", c.tracer, c.workload, c.threads, c.target, c.reps, "
-	"c.events, c.overhead_ns, c.overhead_lo, c.overhead_hi, c.consumer_ns "
+	"c.events, c.overhead_ns, c.overhead_lo, c.overhead_hi, c.consumer_ns, "
+	"c.audit_rules_file, c.audit_rules_digest, c.audit_rules_n "
 	"FROM cells c JOIN runs r ON r.id = c.run_id WHERE "
 	/* measured, undisturbed, with an interval */
 	"c.status = 'ok' AND c.disturbed = 0 AND c.overhead_lo IS NOT NULL AND "
@@ -82,6 +83,9 @@ static void read_row(struct db_stmt *st, struct stand_cell *c)
 	c->lo = db_col_double(st, 15);
 	c->hi = db_col_double(st, 16);
 	c->consumer_ns = db_col_double(st, 17);
+	col(st, 18, c->rules.file, sizeof(c->rules.file));
+	col(st, 19, c->rules.digest, sizeof(c->rules.digest));
+	c->rules.rules = (int)db_col_int64(st, 20);
 }
 
 int store_stand_walk(struct store *s, const struct stand_query *q,

@@ -53,6 +53,7 @@ struct stand_cell {
 	int64_t events;
 	double ns, lo, hi;        /* overhead per event and its 95% CI */
 	double consumer_ns;       /* NaN: none */
+	struct cell_rules rules;  /* an audit:rules cell's rule set; file "": none or not known */
 };
 
 /*

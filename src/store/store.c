@@ -43,18 +43,24 @@ int store_path(const char *opt, char *buf, size_t len, char *err, size_t errlen)
 }
 
 /*
- * 1 -> 2: the normalised tables, filled from the documents. A document
- * the reader refuses (it cannot be one we wrote, but a store is a file
- * anyone can edit) stops the migration: nothing is half done.
+ * The runs whose document @like matches (SQL LIKE; NULL: every run), each
+ * document read back and @fill given its rows. A document the reader
+ * refuses (it cannot be one we wrote, but a store is a file anyone can
+ * edit) stops the migration: nothing is half done.
  */
-static int migrate_1_2(struct store *s, char *err, size_t errlen)
+static int fill_from_documents(struct store *s, const char *like,
+			       int (*fill)(struct store *s, int64_t id, const struct results *r),
+			       char *err, size_t errlen)
 {
 	struct db_stmt *st;
 	int rc = 0, ret = 0;
 
-	if (db_exec(s, store_tables_v2) ||
-	    !(st = db_prepare(s, "SELECT id, document FROM runs ORDER BY id")))
+	if (!(st = db_prepare(s, like ? "SELECT id, document FROM runs WHERE document LIKE ?1 ORDER BY id"
+			      : "SELECT id, document FROM runs ORDER BY id")) ||
+	    (like && db_bind_text(st, 1, like))) {
+		db_finalize(st);
 		return store_fail(s, "cannot migrate results store", err, errlen);
+	}
 	while (!ret && (rc = db_step(st)) == 1) {
 		struct doc d = { .run_id = db_col_int64(st, 0) };
 		size_t len = db_col_bytes(st, 1);
@@ -67,7 +73,7 @@ static int migrate_1_2(struct store *s, char *err, size_t errlen)
 		snprintf(d.name, sizeof(d.name), "run %lld of '%s'", (long long)d.run_id, s->path);
 		if (doc_parse(&d, text, len, err, errlen))
 			ret = -1;
-		else if (store_insert_rows(s, d.run_id, &d.r))
+		else if (fill(s, d.run_id, &d.r))
 			ret = store_fail(s, "cannot migrate results store", err, errlen);
 		doc_release(&d);
 	}
@@ -79,7 +85,10 @@ static int migrate_1_2(struct store *s, char *err, size_t errlen)
 
 /*
  * Under the write lock: another tracetax may have migrated meanwhile.
- * SQLite steps through the versions; PostgreSQL stores began at 3.
+ * SQLite steps through the versions; PostgreSQL stores began at 3. The
+ * tables first, then the rows from the documents: 1 -> 2 fills the
+ * normalised tables, 3 -> 4 the rule sets of audit:rules cells (recorded
+ * by an older tracetax from a newer one's document: `import`).
  */
 static int migrate(struct store *s, char *err, size_t errlen)
 {
@@ -99,12 +108,19 @@ static int migrate(struct store *s, char *err, size_t errlen)
 			goto fail;
 		v = STORE_SCHEMA;
 	}
-	if (v == 0 && (db_exec(s, store_runs_v1) || db_exec(s, store_tables_v2)))
+	if (v == 0 && db_exec(s, store_runs_v1))
 		goto fail;
-	if (v == 1 && migrate_1_2(s, err, errlen))
-		goto out;
+	if (v <= 1 && db_exec(s, store_tables_v2))
+		goto fail;
 	if (v < 3 && db_exec(s, store_runs_v3))
 		goto fail;
+	if (v < 4 && db_exec(s, store_cells_v4))
+		goto fail;
+	if (v == 1 && fill_from_documents(s, NULL, store_insert_rows, err, errlen))
+		goto out;
+	if (v >= 2 && v < 4 &&
+	    fill_from_documents(s, "%\"audit_rules\"%", store_update_rules, err, errlen))
+		goto out;
 	if (db_set_schema_version(s, STORE_SCHEMA) || db_commit(s))
 		goto fail;
 	return 0;

@@ -15,7 +15,7 @@
 #include "results/results.h"
 
 /* The schema version this tracetax writes (SQLite: PRAGMA user_version). */
-#define STORE_SCHEMA 3
+#define STORE_SCHEMA 4
 
 struct store;
 
@@ -116,6 +116,12 @@ struct store_cost_query {
 	const char *host_id;      /* this machine's (base/hostid.h); NULL: any of that hostname */
 	const char *since;        /* ISO 8601 UTC: runs started at or after it */
 	const char *target;       /* NULL: the workload's own event, not a --target collateral */
+	/*
+	 * audit:rules: the digest of the rule set asked about (base/audit_nl.h).
+	 * The newest cell of that set is preferred; without one, the newest of
+	 * any set, and store_cost.rules_match says so. NULL: the newest.
+	 */
+	const char *rules_digest;
 };
 
 struct store_cost {
@@ -126,6 +132,8 @@ struct store_cost {
 	int64_t events;
 	double ns, lo, hi;        /* overhead per event and its 95% CI */
 	double consumer_ns;       /* NaN: none */
+	struct cell_rules rules;  /* an audit:rules cell's rule set; file "": not known */
+	bool rules_match;         /* rules.digest is q->rules_digest */
 };
 
 /*

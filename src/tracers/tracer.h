@@ -184,6 +184,9 @@ struct tracer {
 	const char *tool_ready;      /* --ready, --hits: EREs for cmd: tracers; NULL: none */
 	const char *tool_hits;
 	const char *audit_rules;     /* --audit-rules FILE for audit:rules; NULL: none */
+	/* the rule set audit:rules loaded (setup): its digest (audit_nl.h), its rules; "": none */
+	char rules_digest[24];
+	int rules_loaded;
 	/*
 	 * tracetax rate: the kernel buffer's size in events for the next run,
 	 * where the tracer sets one (audit's backlog limit); 0: its own.

@@ -6,7 +6,9 @@
 # bpftrace program counting sys_enter_getuid, whose run count the view
 # reads too); lower <= point <= upper; and its cost comes from the store
 # this test fills first (a record: audit:rule/async on getuid; the walk:
-# audit:rules with the one-rule file on getpid, which it does not name).
+# audit:rules with the one-rule file on getpid, which it does not name; a
+# newer run of another set is not taken: the set's digest, read back from
+# the kernel, is the one-rule file's).
 # The box's audit state is the same after as before (auditctl -s, -l).
 #
 # Audit is global: while its rule is loaded the test holds the machine's
@@ -51,6 +53,14 @@ PY
 rc=$?
 [ $rc = 77 ] && skip "$(cat "$TMP/cells.out")"
 [ $rc = 0 ] || fail "the store's document: $(cat "$TMP/cells.out")"
+# a newer walk of another rule set (the same rule, and one on close): the
+# walk of the rules loaded is still the one-rule set's, found by its digest
+printf -- '-a always,exit -F arch=b64 -S getuid -k %s\n-a always,exit -F arch=b64 -S close -k %s\n' \
+	"$KEY" "$KEY" >"$TMP/two.rules"
+"$TT" run -q -t audit:rules --audit-rules "$TMP/two.rules" -w getpid -r 2 --run-ms 20 \
+	--store "$TMP/s.db" --json "$TMP/s2.json" >"$TMP/s2.out" 2>&1
+ran $? || fail "the second store's run: $(tail -5 "$TMP/s2.out")"
+same_state "the second store's run"
 
 # the machine's lock (src/base/lock.c's choice) while our rule is loaded; the
 # box's audit as before, checked again under it
@@ -99,10 +109,12 @@ attached d auditd
 exec 9>&-
 same_state "budget --attached with our rule, with and without an auditd"
 
+grep -q "of this rule set (digest .*; the run loaded '$TMP/one.rules', 1 rules)" "$TMP/a.out" ||
+	fail "the walk's rule set, not said: $(cat "$TMP/a.out")"
 grep -q "no auditd: the records go to the kernel log through kauditd" "$TMP/a.out" ||
 	fail "no word of the records' path without an auditd: $(cat "$TMP/a.out")"
 read -r bt _ <"$TMP/a.pids"
-python3 - "$TMP/a.json" "$bt" "$KEY" <<'PY' || fail "$(cat "$TMP/a.out")"
+python3 - "$TMP/a.json" "$bt" "$KEY" "$TMP/s.json" "$TMP/one.rules" <<'PY' || fail "$(cat "$TMP/a.out")"
 import json, sys
 d, bt, key = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
 [c] = [c for c in d["consumers"] if c["kind"] == "audit"]
@@ -126,6 +138,11 @@ assert a["record"]["source"] == "store" and a["record"]["tracer"] == "audit:rule
 assert a["record"]["workload"] == "getuid", a["record"]
 assert a["walk"]["source"] == "store" and a["walk"]["tracer"] == "audit:rules", a["walk"]
 assert a["walk"]["workload"] == "getpid", a["walk"]
+# the rule set read back from the kernel is the one-rule file's: its walk, not the newer set's
+cell = [c for c in json.load(open(sys.argv[4]))["cells"] if c["tracer"] == "audit:rules"][0]
+assert a["digest"] == cell["audit_rules"]["digest"], (a["digest"], cell["audit_rules"])
+assert a["walk"]["rules_match"] is True and a["walk"]["rules_file"] == sys.argv[5], a["walk"]
+assert a["walk"]["run_id"] == 1, a["walk"]
 k = c["cost"]
 assert k["tracer"] == "audit:rules" and k["source"] == "store", k
 assert k["ns_per_event"] is not None and k["share_pct"] is not None, k

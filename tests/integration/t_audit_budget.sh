@@ -73,7 +73,7 @@ for path, auid in ((sys.argv[1], int(sys.argv[3])), (sys.argv[2], 1000)):
     assert a["file_syscalls"] == ["execve", "execveat"], a["file_syscalls"]
     assert (a["rules"], a["exit_rules"], a["file_rules"], a["other_arch_rules"],
             a["control_lines_dropped"]) == (4, 4, 1, 1, 1), a
-    # no --measure: the walk is not taken from the store, and says so
+    # no --measure, none stored: no walk, and says so
     assert a["walk"]["source"] is None and "--measure" in a["walk"]["reason"], a["walk"]
     sc = {s["syscall"]: s["events"] for s in d["rates"]["top_syscalls"]}
     assert set(sc) <= {"getuid", "close", "newfstatat", "stat"}, sc
@@ -139,4 +139,61 @@ print("-w cmd: %d records a run of %d calls predicted: %.0f ns a call [%.0f, %.0
          k["measured"]["ns_per_event"], *k["measured"]["ci95"]))
 PY
 same_state "budget --measure -w cmd:"
+
+# The walk's cost is its rule set's: two runs of audit:rules stored, with a
+# one-rule set and a 20-rule one (neither names getpid, the walk's
+# workload); budget without --measure takes each set's own walk from the
+# store, the newer run notwithstanding, and a file of the same rules
+# written otherwise (comments, spacing, keys) is the same set. A set never
+# stored gets another set's walk, said in the JSON and the text.
+printf -- '-a always,exit -F arch=b64 -S getuid -k tt-one\n' >"$TMP/one.rules"
+for i in $(seq 20); do echo "-a always,exit -F arch=b64 -S getuid -F a0=$i -k tt-20"; done >"$TMP/twenty.rules"
+printf -- '# the same rule\n\n-a   always,exit -F arch=b64   -S getuid  -k another-key # yes\n' >"$TMP/same.rules"
+printf -- '-a always,exit -F arch=b64 -S close -k tt-new\n' >"$TMP/new.rules"
+for set in one twenty; do
+	for try in 1 2 3; do   # a run another engineer's tracing disturbed does not stand for a cost
+		"$TT" run -q -t audit:rules --audit-rules "$TMP/$set.rules" -w getpid -r 2 --run-ms 20 \
+			--store "$TMP/w.db" --json "$TMP/$set-run.json" >"$TMP/$set-run.out" 2>&1
+		rc=$?
+		ran $rc || fail "run with $set.rules: exit $rc: $(tail -5 "$TMP/$set-run.out")"
+		[ $rc = 0 ] && break
+	done
+	[ $rc = 0 ] || skip "three runs with $set.rules disturbed by other tracing"
+	cell='[c for c in d["cells"] if c["tracer"] == "audit:rules"][0]'
+	json_get "$TMP/$set-run.json" "$cell[\"status\"]" | grep -qx ok ||
+		skip "no audit:rules cell here: $(json_get "$TMP/$set-run.json" "$cell[\"reason\"]")"
+done
+same_state "the two stored runs"
+for set in one twenty same new; do
+	"$TT" budget -q -t audit:rules --audit-rules "$TMP/$set.rules" --for 1 --store "$TMP/w.db" \
+		--json "$TMP/$set-b.json" >"$TMP/$set-b.out" 2>&1 ||
+		fail "budget with $set.rules: $(cat "$TMP/$set-b.out")"
+	python3 tests/validate_json.py "$TMP/$set-b.json" docs/schema.json || fail "$set-b.json: schema"
+done
+python3 - "$TMP" <<'PY' || exit 1
+import json, sys
+t = sys.argv[1]
+run = {s: [c for c in json.load(open("%s/%s-run.json" % (t, s)))["cells"] if c["tracer"] == "audit:rules"][0]
+       for s in ("one", "twenty")}
+assert run["one"]["audit_rules"]["rules"] == 1 and run["twenty"]["audit_rules"]["rules"] == 20, run
+assert run["one"]["audit_rules"]["digest"] != run["twenty"]["audit_rules"]["digest"], run
+def walk(s):
+    [tr] = json.load(open("%s/%s-b.json" % (t, s)))["tracers"]
+    return tr["audit"]["walk"]
+for s, want, match in (("one", "one", True), ("twenty", "twenty", True), ("same", "one", True),
+                       ("new", "twenty", False)):   # none of its own: the newest, not a match
+    w = walk(s)
+    assert w["source"] == "store" and w["tracer"] == "audit:rules" and w["workload"] == "getpid", (s, w)
+    assert w["rules_file"] == "%s/%s.rules" % (t, want), (s, w)
+    assert w["rules_digest"] == run[want]["audit_rules"]["digest"], (s, w)
+    assert w["rules_match"] is match, (s, w)
+print("walks from the store: one rule %.0f ns/call, 20 rules %.0f ns/call; each set its own"
+      % (walk("one")["ns_per_call"], walk("twenty")["ns_per_call"]))
+PY
+grep -q "of this rule set (digest" "$TMP/same-b.out" || fail "same set: $(cat "$TMP/same-b.out")"
+grep -q "of ANOTHER rule set: '$TMP/twenty.rules' (20 rules" "$TMP/new-b.out" ||
+	fail "another set, not said: $(cat "$TMP/new-b.out")"
+grep -q "its walk's cost is another rule set's: $TMP/twenty.rules" "$TMP/new-b.out" ||
+	fail "another set, not in the verdict: $(cat "$TMP/new-b.out")"
+same_state "budget with stored walks"
 exit 0

@@ -4,8 +4,8 @@
 # output or the database; two importers record at once, every run whole;
 # a document imported as another host on another kernel; history (with
 # --by host and --by kernel), show, compare, export and report (with its
-# budgets) read from PostgreSQL; a run killed while recording leaves no run behind; a newer
-# schema is refused in one line; an unreachable server costs the record,
+# budgets) read from PostgreSQL; a run killed while recording leaves no run behind; a
+# version 3 store is migrated; a newer schema is refused in one line; an unreachable server costs the record,
 # not the table (exit 1).
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -158,6 +158,23 @@ echo "killed while recording: no run left ($before runs)"
 DB=other
 "$TT" import "$TMP/r.json" --store "postgresql:///other?host=$PG&user=postgres" >/dev/null ||
 	fail "import into other"
+# a version 3 store (no rule set columns) is migrated: the columns added,
+# filled from the documents that have an audit:rules cell's rule set
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["cells"][0]["audit_rules"] = {"file": "x.rules", "digest": "00000000000000aa", "rules": 2}
+json.dump(d, open(sys.argv[2], "w"))' "$TMP/r.json" "$TMP/ar.json"
+"$TT" import "$TMP/ar.json" --store "postgresql:///other?host=$PG&user=postgres" >/dev/null ||
+	fail "import of a rule set"
+sql "ALTER TABLE cells DROP COLUMN audit_rules_file, DROP COLUMN audit_rules_digest,
+	DROP COLUMN audit_rules_n; UPDATE tracetax_schema SET version = 3"
+"$TT" history --store "postgresql:///other?host=$PG&user=postgres" >/dev/null 2>"$TMP/err" ||
+	fail "history on a version 3 store: $(cat "$TMP/err")"
+[ "$(sql "SELECT version FROM tracetax_schema")" = 4 ] || fail "version 3: not migrated to 4"
+[ "$(sql "SELECT audit_rules_file || ' ' || audit_rules_digest || ' ' || audit_rules_n FROM cells
+	WHERE audit_rules_digest IS NOT NULL")" = "x.rules 00000000000000aa 2" ] ||
+	fail "version 3: the rule set not filled: $(sql "SELECT run_id, idx, audit_rules_file FROM cells")"
+echo "version 3 migrated to 4, the rule set filled from its document"
 sql "UPDATE tracetax_schema SET version = 99"
 "$TT" history --store "postgresql:///other?host=$PG&user=postgres" >/dev/null 2>"$TMP/err"; rc=$?
 [ "$rc" = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "has schema version 99, newer than" "$TMP/err" ||

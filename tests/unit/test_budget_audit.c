@@ -217,6 +217,54 @@ static void test_parse_summaries(void **state)
 	audit_rules_free(&rs);
 }
 
+/* @text's rule set's digest, parsed as audit:rules parses its file, into @out. */
+static void digest_of(const char *text, const char *key, char out[AUDIT_DIGEST_LEN])
+{
+	char path[] = "/tmp/tt-audit-digest-XXXXXX", err[512];
+	struct audit_ruleset rs;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	if (audit_rules_parse(path, key, &rs, err, sizeof(err)))
+		fail_msg("%s", err);
+	unlink(path);
+	assert_int_equal(strlen(rs.digest), AUDIT_DIGEST_LEN - 1);
+	snprintf(out, AUDIT_DIGEST_LEN, "%s", rs.digest);
+	audit_rules_free(&rs);
+}
+
+/*
+ * A rule set's digest is of its rules as the kernel walks them: comments,
+ * blank lines, spacing, control lines and keys do not change it; another
+ * rule, another field value, another order within a list do.
+ */
+static void test_digest(void **state)
+{
+	const char *base = "-a always,exit -F arch=b64 -S getuid -k a\n"
+			   "-a always,exit -F arch=b64 -S unlink -F auid>=1000 -k b\n"
+			   "-w /etc/passwd -p wa -k c\n";
+	char d0[AUDIT_DIGEST_LEN], d[AUDIT_DIGEST_LEN];
+
+	(void)state;
+	digest_of(base, "tracetax-1", d0);
+	digest_of("# audit.rules\n-D\n-b 8192\n\n"
+		  "-a   always,exit   -F arch=b64 -S getuid   -k other  # a comment\n"
+		  "-a always,exit -F arch=b64 -S unlink -F auid>=1000 -F key=x\n"
+		  "\t-w /etc/passwd -p wa\n", "tracetax-2", d);
+	assert_string_equal(d, d0);
+	/* a field's value, the order within the exit list: another set */
+	digest_of("-a always,exit -F arch=b64 -S getuid -k a\n"
+		  "-a always,exit -F arch=b64 -S unlink -F auid>=1001 -k b\n"
+		  "-w /etc/passwd -p wa -k c\n", "tracetax-1", d);
+	assert_string_not_equal(d, d0);
+	digest_of("-a always,exit -F arch=b64 -S unlink -F auid>=1000 -k b\n"
+		  "-a always,exit -F arch=b64 -S getuid -k a\n"
+		  "-w /etc/passwd -p wa -k c\n", "tracetax-1", d);
+	assert_string_not_equal(d, d0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_records_order),
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_parse_summaries),
+		cmocka_unit_test(test_digest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

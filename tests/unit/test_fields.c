@@ -203,6 +203,9 @@ static void add_cmd_and_claims(void)
 	/* an audit cell's run: what audit left behind */
 	r.audit_residue = (struct audit_residue){ .measured = true, .before_ns = 60,
 						  .never_ns = 58, .after_ns = 90 };
+	/* an audit:rules cell: the rule set it loaded */
+	c.audit_rules = (struct cell_rules){ .file = "a.rules", .digest = "0123456789abcdef",
+					     .rules = 3 };
 	add_written(&r);
 	free(pf);
 }
@@ -282,6 +285,9 @@ static const struct column cells_columns[] = {
 	{ "slowdown", "cells[].slowdown" }, { "consumer_ns", "cells[].consumer_ns_per_event" },
 	{ "below_noise_floor", "cells[].below_noise_floor" },
 	{ "disturbed", "cells[].disturbed" }, { "note", "cells[].note" },
+	{ "audit_rules_file", "cells[].audit_rules.file" },
+	{ "audit_rules_digest", "cells[].audit_rules.digest" },
+	{ "audit_rules_n", "cells[].audit_rules.rules" },
 	{ NULL, NULL },
 };
 

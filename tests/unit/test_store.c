@@ -72,6 +72,9 @@ static const char *plan_tracer;
 /* A run in a VM of --kernel ("tcg", "kvm"), or of another tracetax version. */
 static const char *plan_vm = "", *plan_version = "test";
 
+/* An audit:rules run's rule set, given to its cell 1 (with plan_tracer "audit:rules"). */
+static const struct cell_rules *plan_rules;
+
 static void record_at(struct store *s, double shift, const char *kernel, const char *started)
 {
 	struct results r;
@@ -81,6 +84,8 @@ static void record_at(struct store *s, double shift, const char *kernel, const c
 	fake_results(&r, 5, shift);
 	if (plan_tracer)
 		fake_set(r.cells[1].tracer, sizeof(r.cells[1].tracer), plan_tracer);
+	if (plan_rules)
+		r.cells[1].audit_rules = *plan_rules;
 	fake_set(r.env.kernel, sizeof(r.env.kernel), kernel);
 	fake_set(r.env.started, sizeof(r.env.started), started);
 	fake_set(r.env.vm, sizeof(r.env.vm), plan_vm);
@@ -390,6 +395,76 @@ static void sql(const char *path, const char *text)
 	sqlite3_close(h);
 }
 
+static const struct cell_rules rules_a = { "a.rules", "00000000000000aa", 2 },
+	rules_b = { "b.rules", "00000000000000bb", 50 };
+
+/* store_find_cost's pick for audit:rules with @digest: the run, and whether its set matched. */
+static void pick(struct store *s, const char *digest, int64_t run, bool match, const char *file)
+{
+	struct store_cost_query q = {
+		.tracer = "audit:rules", .workload = "getpid", .hostname = "box",
+		.kernel = "6.1.0-28-amd64", .version = "test", .since = "2025-01-01T00:00:00Z",
+		.rules_digest = digest,
+	};
+	struct store_cost c;
+	char err[512];
+
+	assert_int_equal(store_find_cost(s, &q, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.run_id, run);
+	assert_int_equal(c.rules_match, match);
+	assert_string_equal(c.rules.file, file);
+}
+
+/*
+ * The walk of audit:rules depends on the rule set: the store keeps each
+ * cell's, and a cost asked for one set is that set's newest, else the
+ * newest of another set, said (rules_match false).
+ */
+static void test_rules_pick(void **state)
+{
+	struct store *s;
+	char err[512], *text;
+	size_t len;
+	struct doc d = { 0 };
+
+	(void)state;
+	fresh("rules.db");
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	plan_tracer = "audit:rules";
+	plan_rules = &rules_a;
+	record_at(s, 0, "6.1.0-28-amd64", "2025-01-10T00:00:00Z");      /* run 1: a's walk */
+	plan_rules = &rules_b;
+	record_at(s, 500, "6.1.0-28-amd64", "2025-01-11T00:00:00Z");    /* run 2: b's, newer */
+	plan_rules = NULL;
+	record_at(s, 900, "6.1.0-28-amd64", "2025-01-12T00:00:00Z");    /* run 3: not recorded */
+	plan_tracer = NULL;
+	pick(s, rules_a.digest, 1, true, "a.rules");
+	pick(s, rules_b.digest, 2, true, "b.rules");
+	/* none of this set: the newest of any, and not a match */
+	pick(s, "00000000000000cc", 3, false, "");
+	pick(s, NULL, 3, false, "");
+	/* the document keeps it: read back, the same */
+	assert_int_equal(store_document(s, 1, &text, &len, err, sizeof(err)), 0);
+	assert_int_equal(doc_parse(&d, text, len, err, sizeof(err)), 0);
+	assert_string_equal(d.r.cells[1].audit_rules.file, "a.rules");
+	assert_string_equal(d.r.cells[1].audit_rules.digest, rules_a.digest);
+	assert_int_equal(d.r.cells[1].audit_rules.rules, 2);
+	assert_string_equal(d.r.cells[0].audit_rules.file, "");
+	doc_release(&d);
+	store_close(s);
+	/* a version 3 store (no such columns) gets them, filled from its documents */
+	sql(db, "ALTER TABLE cells DROP COLUMN audit_rules_file; "
+		"ALTER TABLE cells DROP COLUMN audit_rules_digest; "
+		"ALTER TABLE cells DROP COLUMN audit_rules_n; PRAGMA user_version = 3;");
+	s = store_open(db, false, err, sizeof(err));
+	if (!s)
+		fail_msg("%s", err);
+	pick(s, rules_a.digest, 1, true, "a.rules");
+	pick(s, rules_b.digest, 2, true, "b.rules");
+	store_close(s);
+}
+
 /* Version 1 held the documents alone: opening it builds the tables from them. */
 static void test_migrate_1_2(void **state)
 {
@@ -439,9 +514,9 @@ static void test_refused(void **state)
 	(void)state;
 	/* a newer tracetax's store */
 	fresh("new.db");
-	sql(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 4;");
+	sql(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 5;");
 	assert_null(store_open(db, true, err, sizeof(err)));
-	assert_non_null(strstr(err, "has schema version 4, newer than this tracetax's 3"));
+	assert_non_null(strstr(err, "has schema version 5, newer than this tracetax's 4"));
 	/* somebody else's database */
 	fresh("other.db");
 	sql(db, "CREATE TABLE songs (title TEXT);");
@@ -468,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_two_writers),
 		cmocka_unit_test(test_repeat_drift),
 		cmocka_unit_test(test_cost_stands),
+		cmocka_unit_test(test_rules_pick),
 		cmocka_unit_test(test_migrate_1_2),
 		cmocka_unit_test(test_refused),
 	};

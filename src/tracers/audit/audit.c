@@ -390,6 +390,10 @@ static int audit_setup(struct tracer *t)
 		if (p->rs.dropped)
 			tracer_note(t, "%d control line(s) of '%s' left out (-D, -b, -e...): tracetax "
 				    "sets the state while it measures", p->rs.dropped, t->audit_rules);
+		snprintf(t->rules_digest, sizeof(t->rules_digest), "%s", p->rs.digest);
+		t->rules_loaded = p->rs.n - p->rs.refused;
+		tracer_note(t, "the walk of '%s': %d rule(s) loaded, rule set %s", t->audit_rules,
+			    t->rules_loaded, p->rs.digest);
 	}
 	return TT_OK;
 }
