@@ -435,6 +435,7 @@ static void walk_stored(struct store *s, const struct store_cost_query *q,
 	struct budget_audit_cost got = { 0 };
 
 	if (!cmd_stored_audit_cost(s, q, &got, max_age_h, true)) {
+		got.consumer_ns = 0;	/* the walk makes no record, as when measured now */
 		if (!ac->source[0] || got.rules_match)
 			*ac = got;
 	} else if (!ac->source[0])

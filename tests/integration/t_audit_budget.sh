@@ -187,6 +187,7 @@ for s, want, match in (("one", "one", True), ("twenty", "twenty", True), ("same"
     assert w["rules_file"] == "%s/%s.rules" % (t, want), (s, w)
     assert w["rules_digest"] == run[want]["audit_rules"]["digest"], (s, w)
     assert w["rules_match"] is match, (s, w)
+    assert w["consumer_ns_per_record"] is None, (s, w)   # the walk makes no record
 print("walks from the store: one rule %.0f ns/call, 20 rules %.0f ns/call; each set its own"
       % (walk("one")["ns_per_call"], walk("twenty")["ns_per_call"]))
 PY
