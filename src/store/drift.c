@@ -31,7 +31,8 @@ static void days_before(const char *started, int days, char *buf, size_t len)
 
 /*
  * The cells seen so far, by what makes one a rerun of another (tracer,
- * workload, threads and target): a group number each, @r's cells first.
+ * workload, threads and target; audit:rules', its rule set: another set's
+ * walk is another cost): a group number each, @r's cells first.
  */
 struct groups {
 	char **key;
@@ -42,7 +43,8 @@ static int group_of(struct groups *g, const struct cell *c)
 {
 	char *key;
 
-	if (asprintf(&key, "%s|%s|%d|%s", c->tracer, c->workload, c->threads, c->target) < 0)
+	if (asprintf(&key, "%s|%s|%d|%s|%s", c->tracer, c->workload, c->threads, c->target,
+		     c->audit_rules.digest) < 0)
 		die("out of memory");
 	for (int i = 0; i < g->n; i++)
 		if (!strcmp(g->key[i], key)) {

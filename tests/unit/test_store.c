@@ -465,6 +465,44 @@ static void test_rules_pick(void **state)
 	store_close(s);
 }
 
+/*
+ * The repeat interval's drift learns from reruns of a cell: an audit:rules
+ * cell of another rule set is not one (its walk is another cost, 20x here).
+ */
+static void test_rules_drift(void **state)
+{
+	const char *k = "6.1.0-28-amd64";
+	struct results now;
+	struct store *s;
+	char err[512];
+	double tau;
+	int runs, cells;
+
+	(void)state;
+	fresh("rules-drift.db");
+	s = store_open(db, true, err, sizeof(err));
+	assert_non_null(s);
+	plan_tracer = "audit:rules";
+	plan_rules = &rules_a;
+	record_at(s, 4, k, "2025-01-10T00:00:00Z");
+	plan_rules = &rules_b;
+	record_at(s, 500, k, "2025-01-12T00:00:00Z");
+	plan_rules = NULL;
+	plan_tracer = NULL;
+	fake_results(&now, 5, 0);
+	fake_set(now.env.started, sizeof(now.env.started), "2025-01-20T00:00:00Z");
+	fake_set(now.cells[1].tracer, sizeof(now.cells[1].tracer), "audit:rules");
+	now.cells[1].audit_rules = rules_a;
+	assert_int_equal(store_repeat_drift(s, &now, "0123456789abcdef", false, &tau, &runs, &cells,
+					    err, sizeof(err)), 0);
+	/* set a's run and this one: means 25, 29 over 27, as test_repeat_drift's */
+	assert_int_equal(runs, 2);
+	assert_int_equal(cells, 1);
+	assert_near(tau, sqrt(8.0 / 729 - 0.175 / 729), 1e-9);
+	results_release(&now);
+	store_close(s);
+}
+
 /* Version 1 held the documents alone: opening it builds the tables from them. */
 static void test_migrate_1_2(void **state)
 {
@@ -544,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_drift),
 		cmocka_unit_test(test_cost_stands),
 		cmocka_unit_test(test_rules_pick),
+		cmocka_unit_test(test_rules_drift),
 		cmocka_unit_test(test_migrate_1_2),
 		cmocka_unit_test(test_refused),
 	};
