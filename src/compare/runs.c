@@ -14,10 +14,14 @@
 #include "results/stats.h"
 #include "results/stats_rounds.h"
 
+/* The same cell in both runs; audit:rules' of two known rule sets, two cells (two walks). */
 static bool same_cell(const struct cell *x, const struct cell *y)
 {
+	const char *dx = x->audit_rules.digest, *dy = y->audit_rules.digest;
+
 	return x->threads == y->threads && !strcmp(x->workload, y->workload) &&
-	       !strcmp(x->tracer, y->tracer) && !strcmp(x->target, y->target);
+	       !strcmp(x->tracer, y->tracer) && !strcmp(x->target, y->target) &&
+	       (!*dx || !*dy || !strcmp(dx, dy));
 }
 
 /* The per-rep baseline ns/op with figures, and their rounds */

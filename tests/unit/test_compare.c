@@ -234,6 +234,39 @@ static void test_runs_unmatched(void **state)
 }
 
 /*
+ * audit:rules cells of two rule sets measured two walks: rows of their own;
+ * of one set, or one side from before the set was recorded, one row.
+ */
+static void test_runs_rule_sets(void **state)
+{
+	struct results a, b;
+	struct cmp c;
+
+	(void)state;
+	fake_results(&a, 5, 0);
+	fake_results(&b, 5, 0);
+	for (struct results *r = &a; r; r = r == &a ? &b : NULL)
+		snprintf(r->cells[1].tracer, sizeof(r->cells[1].tracer), "audit:rules");
+	a.cells[1].audit_rules = (struct cell_rules){ "a.rules", "00000000000000aa", 1 };
+	b.cells[1].audit_rules = (struct cell_rules){ "b.rules", "00000000000000bb", 20 };
+	compare_runs(&a, &b, 5, &c);
+	assert_int_equal(c.nrows, 4);
+	assert_null(c.rows[1].b);
+	assert_string_equal(c.rows[3].b->audit_rules.file, "b.rules");
+	compare_release(&c);
+	b.cells[1].audit_rules = (struct cell_rules){ "elsewhere/a.rules", "00000000000000aa", 1 };
+	compare_runs(&a, &b, 5, &c);
+	assert_int_equal(c.nrows, 3);
+	compare_release(&c);
+	memset(&b.cells[1].audit_rules, 0, sizeof(b.cells[1].audit_rules));
+	compare_runs(&a, &b, 5, &c);
+	assert_int_equal(c.nrows, 3);
+	compare_release(&c);
+	results_release(&a);
+	results_release(&b);
+}
+
+/*
  * A TCG guest's run against the host's, or a KVM guest's: no verdicts, the
  * figures shown without a p; two TCG guests' runs compare as any two.
  */
@@ -326,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_runs_unmatched),
+		cmocka_unit_test(test_runs_rule_sets),
 		cmocka_unit_test(test_runs_tcg),
 		cmocka_unit_test(test_env_vm),
 	};
