@@ -152,12 +152,13 @@ static json_t *audit_json(const struct attached *a)
 
 static json_t *owner_json(const struct att_owner *o)
 {
-	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:o, s:[o, o], s:f}",
+	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:o, s:[o, o], s:f, s:o, s:b, s:o}",
 			 "pid", o->p.pid ? json_integer(o->p.pid) : json_null(), "comm", o->p.comm,
 			 "cmdline", o->p.cmdline, "consumers", o->nrows, "uncounted", o->nuncounted,
 			 "floors", o->nfloor, "per_s", o->rate, "prog_ns_per_s", o->prog_ns_total,
 			 "share_pct", num(o->share), "share_ci95", num(o->share_lo), num(o->share_hi),
-			 "bpftop_share_pct", o->bpftop_share);
+			 "bpftop_share_pct", o->bpftop_share, "own_cpu_pct", num(o->own_share),
+			 "own_cpu_added", o->own_added, "own_cpu_why", str_or_null(o->own_why));
 }
 
 char *attached_json_string(const struct attached *a, const struct environment *env)
@@ -171,7 +172,7 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		json_array_append_new(owners, owner_json(&a->owners[i]));
 	d = json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:i}, s:f, s:i,"
 		      " s:{s:b, s:o, s:i, s:i}, s:{s:b, s:b, s:b, s:s}, s:{s:f, s:I, s:o},"
-		      " s:{s:o, s:[o, o], s:f, s:i}, s:o, s:o, s:o}",
+		      " s:{s:o, s:[o, o], s:f, s:i, s:o, s:f, s:i}, s:o, s:o, s:o}",
 		      "kind", "attached", "schema_version", ATTACHED_SCHEMA_VERSION,
 		      "environment", "hostname", env->hostname, "kernel", env->kernel,
 		      "tracetax_version", env->tracetax_version, "started", env->started,
@@ -186,6 +187,8 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		      "total", "share_pct", num(a->share), "share_ci95", num(a->share_lo),
 		      num(a->share_hi),
 		      "bpftop_share_pct", a->bpftop_share, "floors", a->nfloor,
+		      "own_cpu_pct", num(a->own_share), "own_cpu_in_cost_pct", a->own_in_cost,
+		      "own_cpu_unread", a->own_unread,
 		      "consumers", rows, "owners", owners, "audit_rules", audit_json(a));
 	if (!d)
 		die("cannot build the attached document");

@@ -302,11 +302,27 @@ static int num_at(json_t *a, size_t i, double *out)
  * beside the budgets): the report's section takes it as a budget whose
  * lines are its owners', then its total beside bpftop's method.
  */
+/* An owner's own CPU, appended to its line (none in a document from before it); -1: malformed */
+static int own_str(json_t *o, char *buf, size_t len)
+{
+	json_t *added = json_object_get(o, "own_cpu_added");
+	double own;
+
+	if (!json_object_get(o, "own_cpu_pct"))
+		return 0;
+	if (get_num(o, "own_cpu_pct", &own) || !json_is_boolean(added))
+		return -1;
+	if (isfinite(own))
+		snprintf(buf, len, "; its own CPU %.3g%%%s", own, json_is_true(added) ? "" :
+			 " (in its consumers' cost already)");
+	return 0;
+}
+
 static int read_attached(json_t *d, json_t *env, struct budget_brief *b, char *err, size_t errlen)
 {
 	json_t *owners = json_object_get(d, "owners"), *total = json_object_get(d, "total"), *v;
 	json_t *ci = json_object_get(total, "share_ci95");
-	double share, bt, lo, hi;
+	double share, bt, lo, hi, own;
 	size_t i;
 
 	if (!json_is_object(env) || !json_is_array(owners) || !json_is_object(total) ||
@@ -343,10 +359,24 @@ static int read_attached(json_t *d, json_t *env, struct budget_brief *b, char *e
 		else
 			snprintf(line, sizeof(line), "%s %lld: %.0f events/s, no cost known",
 				 comm, (long long)json_integer_value(pid), per_s);
+		if (own_str(v, line + strlen(line), sizeof(line) - strlen(line))) {
+			snprintf(err, errlen, "/owners/%zu: not an owner", i);
+			return -1;
+		}
 		snprintf(b->t[b->ntracers++].verdict, sizeof(b->t[0].verdict), "%s", line);
 	}
 	snprintf(b->scope, sizeof(b->scope), "what is attached (budget --attached): %.3g%% of the "
 		 "box's CPU [%.3g, %.3g], bpftop's method %.3g%%", share, lo, hi, bt);
+	/* the owners' own CPU: documents from before it have none */
+	if (json_object_get(total, "own_cpu_pct")) {
+		if (get_num(total, "own_cpu_pct", &own)) {
+			snprintf(err, errlen, "/total/own_cpu_pct: not a number");
+			return -1;
+		}
+		if (isfinite(own))
+			snprintf(b->scope + strlen(b->scope), sizeof(b->scope) - strlen(b->scope),
+				 "; the owners' own CPU %.3g%% more", own);
+	}
 	return 0;
 }
 

@@ -14,6 +14,9 @@
  *              walks the rules), by login uid and syscall where rules are
  *              loaded: what they record is priced in attached_costs
  * A consumer seen at one end only is "gone" or "appeared", never 0.
+ * The first holder of each consumer (its owner) has its own CPU read just
+ * before the counter starts and just after it stops: its threads' CPU
+ * time (base/proc_cpu.h), the same process at both ends or none.
  */
 #include <errno.h>
 #include <signal.h>
@@ -178,7 +181,7 @@ static int rows_of(struct attached *a, const struct att_list *b, const struct at
 /*
  * The rules loaded now (read only), summarised as budget -t audit:rules
  * summarises a file, when @l has the "audit rules" consumer: the counter
- * then counts by login uid too. Its owner's CPU at the window's start.
+ * then counts by login uid too.
  */
 static void audit_rules_read(struct attached *a, const struct att_list *l, struct rates_opts *ro)
 {
@@ -186,7 +189,6 @@ static void audit_rules_read(struct attached *a, const struct att_list *l, struc
 	struct audit_rule_sum *sums;
 	int fd, n;
 
-	a->audit_owner_cpu_ns = NAN;
 	if (!c)
 		return;
 	if ((fd = audit_nl_open(a->audit_why, sizeof(a->audit_why))) < 0)
@@ -208,24 +210,74 @@ static void audit_rules_read(struct attached *a, const struct att_list *l, struc
 	}
 	audit_nl_close(fd);
 	ro->by_auid = true;
-	if (c->nholders)
-		a->audit_owner_cpu_ns = -(double)proc_cpu_ns(c->holders[0].pid);
 }
 
-/* Its CPU over the window: NaN when it is gone, or another process has its pid's place */
+/* The first holder of each of @l's consumers not yet in a->own, its CPU not read (@why) */
+static void own_add(struct attached *a, const struct att_list *l, const char *why)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		pid_t pid = l->v[i].nholders ? l->v[i].holders[0].pid : 0;
+		struct att_own *o;
+		int k;
+
+		for (k = 0; k < a->nown && a->own[k].pid != pid; k++)
+			;
+		if (!pid || k < a->nown)
+			continue;
+		o = &a->own[a->nown++];
+		o->pid = pid;
+		o->ns = NAN;
+		/* att_scan leaves tracetax's own out: this says so if it ever does not */
+		snprintf(o->why, sizeof(o->why), "%s", pid == getpid() ? "tracetax itself" : why);
+	}
+}
+
+/* The owners' CPU now: at the window's start into @start, at its end the differences */
+static void own_read(struct attached *a, struct proc_cpu *start, bool end)
+{
+	for (int k = 0; k < a->nown; k++) {
+		struct att_own *o = &a->own[k];
+		struct proc_cpu now;
+
+		if (o->pid == getpid() || (end && !start[k].start))
+			continue;
+		if (proc_cpu_read(o->pid, &now)) {
+			snprintf(o->why, sizeof(o->why), "%s", end ? "it exited during the window" :
+				 "it could not be read at the window's start");
+		} else if (!end) {
+			start[k] = now;
+		} else if (now.start != start[k].start) {
+			snprintf(o->why, sizeof(o->why), "it exited during the window (its pid is "
+				 "another process's now)");
+		} else {
+			o->ns = (double)(now.ns - start[k].ns);
+			o->why[0] = '\0';
+		}
+	}
+}
+
+/* The owners found at the window's end only: not read at its start */
+static void own_appeared(struct attached *a, const struct att_list *e)
+{
+	struct att_own *v = realloc(a->own, (a->nown + e->n + 1) * sizeof(*v));
+
+	if (!v)
+		die("out of memory");
+	a->own = v;
+	own_add(a, e, "it held nothing at the window's start: not read then");
+}
+
+/* The audit rules' owner's CPU, the general figure's: NaN when it changed or is unread */
 static void audit_owner_cpu(struct attached *a, const struct att_list *b, const struct att_list *e)
 {
 	const struct att_consumer *cb = att_find(b, "audit rules"), *ce = att_find(e, "audit rules");
-	uint64_t end;
 
-	if (!isfinite(a->audit_owner_cpu_ns))
+	a->audit_owner_cpu_ns = NAN;
+	if (!cb || !ce || !cb->nholders || !ce->nholders || ce->holders[0].pid != cb->holders[0].pid)
 		return;
-	if (!ce || !ce->nholders || ce->holders[0].pid != cb->holders[0].pid ||
-	    !(end = proc_cpu_ns(ce->holders[0].pid))) {
-		a->audit_owner_cpu_ns = NAN;
-		return;
-	}
-	a->audit_owner_cpu_ns += (double)end;
+	for (int k = 0; k < a->nown; k++)
+		if (a->own[k].pid == cb->holders[0].pid)
+			a->audit_owner_cpu_ns = a->own[k].ns;
 }
 
 int attached_measure(const struct attached_opts *o, struct attached *a, char *err, size_t len)
@@ -233,6 +285,7 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 	struct att_list b = { 0 }, e = { 0 };
 	struct rates_opts ro = { .seconds = o->seconds };
 	struct budget_proc *all = calloc(ALL_PROCS, sizeof(*all));
+	struct proc_cpu *own_start = NULL;
 	int nall = 0, stats_fd, ret = -1;
 	double t0, t1;
 
@@ -252,6 +305,12 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 		goto out;
 	}
 	audit_rules_read(a, &b, &ro);
+	a->own = calloc(b.n + 1, sizeof(*a->own));
+	own_start = calloc(b.n + 1, sizeof(*own_start));
+	if (!a->own || !own_start)
+		die("out of memory");
+	own_add(a, &b, "");
+	own_read(a, own_start, false);
 	t0 = now_s();
 	ro.all = all;
 	ro.max_all = ALL_PROCS;
@@ -262,6 +321,7 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 	if (ret)
 		ret = 0;	/* rates_why says it: the syscall-hooking rows are not counted */
 	t1 = now_s();
+	own_read(a, own_start, true);
 	signals_doing("reading the box's tracing consumers");
 	if (att_scan(&e)) {
 		snprintf(err, len, "cannot read the consumers: %s", strerror(errno));
@@ -269,6 +329,7 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 		goto out;
 	}
 	signals_doing(NULL);
+	own_appeared(a, &e);
 	audit_owner_cpu(a, &b, &e);
 	a->seconds = t1 - t0;
 	a->bpf_unknown = b.bpf_unknown || e.bpf_unknown;
@@ -284,5 +345,6 @@ out:
 	att_release(&b);
 	att_release(&e);
 	free(all);
+	free(own_start);
 	return ret;
 }

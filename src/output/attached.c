@@ -197,8 +197,8 @@ static void print_audit(const struct attached *a, FILE *f)
 
 		output_pct_str(pct, sizeof(pct), a->audit_owner_cpu_ns / (a->seconds * a->cpus * 1e9)
 			       * 100);
-		fprintf(f, "  %-26s %s of the box's CPU over the window (its threads' schedstat)\n",
-			"its owner's own CPU", pct);
+		fprintf(f, "  %-26s %s of the box's CPU over the window (its threads' schedstat; "
+			"its owner's \"own CPU\" below)\n", "its owner's own CPU", pct);
 	}
 	if (attached_audit_no_auditd(a))
 		fprintf(f, "  %-26s no auditd: the records go to the kernel log through kauditd "
@@ -207,13 +207,22 @@ static void print_audit(const struct attached *a, FILE *f)
 			"floor\n", "");
 }
 
+static void own_str(char *buf, size_t len, const struct att_owner *o)
+{
+	output_pct_str(buf, len, o->own_share);
+	if (isfinite(o->own_share) && !o->own_added)
+		snprintf(buf + strlen(buf), len - strlen(buf), "*");
+}
+
 static void print_owners(const struct attached *a, FILE *f)
 {
-	fprintf(f, "\nper owner\n%-8s %-16s %9s %11s %24s %12s  %s\n", "pid", "command", "consumers",
-		"events/s", "share of CPU [CI]", "bpftop's", "command line");
+	bool star = false;
+
+	fprintf(f, "\nper owner\n%-8s %-16s %9s %11s %24s %12s %9s  %s\n", "pid", "command",
+		"consumers", "events/s", "share of CPU [CI]", "bpftop's", "own CPU", "command line");
 	for (int i = 0; i < a->nowners; i++) {
 		const struct att_owner *o = &a->owners[i];
-		char rate[16], pid[16] = "-", share[64], bt[16];
+		char rate[16], pid[16] = "-", share[64], bt[16], own[16];
 
 		rate_str(rate, sizeof(rate), o->rate);
 		if (o->p.pid)
@@ -222,14 +231,45 @@ static void print_owners(const struct attached *a, FILE *f)
 		if (o->nfloor)
 			snprintf(share + strlen(share), sizeof(share) - strlen(share), "+");
 		output_pct_str(bt, sizeof(bt), o->bpftop_share);
-		fprintf(f, "%-8s %-16s %9d %10s%s %24s %12s  %s\n", pid, o->p.comm, o->nrows, rate,
-			o->nuncounted ? "+" : " ", share, bt, o->p.cmdline);
+		own_str(own, sizeof(own), o);
+		star |= isfinite(o->own_share) && !o->own_added;
+		fprintf(f, "%-8s %-16s %9d %10s%s %24s %12s %9s  %s\n", pid, o->p.comm, o->nrows, rate,
+			o->nuncounted ? "+" : " ", share, bt, own, o->p.cmdline);
 	}
 	for (int i = 0; i < a->nowners; i++)
 		if (a->owners[i].nuncounted || a->owners[i].nfloor) {
 			fprintf(f, "(+: a floor: some of its consumers could not be counted or costed)\n");
 			break;
 		}
+	fprintf(f, "(own CPU: the owner's threads' CPU time over the window, %% of the box: what it "
+		"does with the events, apart from their cost in the kernel%s)\n", star ?
+		"; *: its consumers' cost holds it already (a ptrace or seccomp supervisor works while "
+		"its tracee waits; kauditd's is in the no-auditd floor): not added to the total" : "");
+	for (int i = 0; i < a->nowners; i++) {
+		const struct att_owner *o = &a->owners[i];
+
+		if (!isfinite(o->own_share) && o->p.pid)
+			fprintf(f, "  own CPU of %d %s: none, %s\n", (int)o->p.pid, o->p.comm, o->own_why);
+	}
+}
+
+/* The owners' own CPU beside the consumers' total: what is added, what is in it already */
+static void print_own_total(const struct attached *a, FILE *f)
+{
+	char own[16], in[16], sum[16];
+
+	output_pct_str(own, sizeof(own), a->own_share);
+	output_pct_str(in, sizeof(in), a->own_in_cost);
+	fprintf(f, "the owners' own CPU: %s more", isfinite(a->own_share) ? own : "none read, nothing");
+	if (isfinite(a->own_share) && isfinite(a->share)) {
+		output_pct_str(sum, sizeof(sum), a->share + a->own_share);
+		fprintf(f, " (%s with the consumers')", sum);
+	}
+	if (a->own_in_cost > 0)
+		fprintf(f, "; %s more is not added: the consumers' cost holds it (*)", in);
+	if (a->own_unread)
+		fprintf(f, "; %d owner%s not read", a->own_unread, a->own_unread > 1 ? "s" : "");
+	fprintf(f, "\n");
 }
 
 void output_attached(const struct attached *a, FILE *f)
@@ -262,4 +302,5 @@ void output_attached(const struct attached *a, FILE *f)
 	fprintf(f, "\ntotal: %s%s of the box's CPU; bpftop's method (run_time_ns / run_cnt x rate, "
 		"BPF programs only): %s\n", share, a->nfloor ? " (a floor: some consumers have no cost)" : "",
 		bt);
+	print_own_total(a, f);
 }

@@ -53,6 +53,35 @@ static void help(FILE *f, const char *name, const char *text)
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, text, name);
 }
 
+/* Each owner's own CPU (none when not read, never 0), and the owners' total added */
+static void owners_prom(const struct attached *a, const struct environment *env, FILE *f)
+{
+	help(f, "tracetax_attached_owner_own_cpu_share_ratio", "the owner's threads' CPU time over the "
+	     "window over the box's CPU; added=\"0\": its consumers' cost holds it already");
+	for (int i = 0; i < a->nowners; i++) {
+		const struct att_owner *o = &a->owners[i];
+		char pid[16];
+
+		if (!isfinite(o->own_share))
+			continue;
+		snprintf(pid, sizeof(pid), "%d", (int)o->p.pid);
+		fputs("tracetax_attached_owner_own_cpu_share_ratio{owner=", f);
+		output_prom_label(f, o->p.comm);
+		fputs(",owner_pid=", f);
+		output_prom_label(f, pid);
+		fprintf(f, ",added=\"%d\",", o->own_added);
+		host_labels(f, env);
+		fprintf(f, "} %.9g\n", o->own_share / 100);
+	}
+	help(f, "tracetax_attached_total_owners_own_cpu_share_ratio", "the owners' own CPU added "
+	     "to the consumers' share");
+	if (isfinite(a->own_share)) {
+		fprintf(f, "tracetax_attached_total_owners_own_cpu_share_ratio{");
+		host_labels(f, env);
+		fprintf(f, "} %.9g\n", a->own_share / 100);
+	}
+}
+
 int output_attached_prometheus(const struct attached *a, const struct environment *env, FILE *f)
 {
 	static const struct {
@@ -98,6 +127,7 @@ int output_attached_prometheus(const struct attached *a, const struct environmen
 		host_labels(f, env);
 		fprintf(f, ",floors=\"%d\"} %.9g\n", a->nfloor, a->share / 100);
 	}
+	owners_prom(a, env, f);
 	help(f, "tracetax_attached_total_bpftop_cpu_share_ratio", "bpftop's method over the same programs");
 	fprintf(f, "tracetax_attached_total_bpftop_cpu_share_ratio{");
 	host_labels(f, env);

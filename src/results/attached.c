@@ -230,12 +230,72 @@ static struct att_proc owner_of(const struct att_row *r)
 	return p;
 }
 
+/*
+ * Why @r's cost holds its owner's own CPU already, NULL if it does not: a
+ * ptrace or seccomp supervisor works while its tracee waits, so the
+ * tracee's measured overhead holds the supervisor's CPU; kauditd's CPU is
+ * in the no-auditd floor (audit_cost_kauditd). Elsewhere the owner reads
+ * the events apart from their dispatch (a BPF map or ring, a perf ring, a
+ * trace_pipe, auditd's netlink socket): its own CPU is more.
+ */
+static const char *own_in_cost(const struct attached *a, const struct att_row *r)
+{
+	if (r->c.kind == ATT_PTRACE || r->c.kind == ATT_SECCOMP)
+		return "not added: its tracee's measured cost holds it (the tracee waits while its "
+		       "supervisor works)";
+	if (r->c.kind == ATT_AUDIT && r->c.nholders && attached_audit_no_auditd(a))
+		return "not added: the audit rules' no-auditd floor holds kauditd's CPU";
+	return NULL;
+}
+
+/*
+ * @o's own CPU from a->own; @itself: a seccomp filter's process, which owns
+ * it; @in_cost: why its consumers' cost holds it already (NULL: it does not)
+ */
+static void owner_own(struct attached *a, struct att_owner *o, bool itself, const char *in_cost)
+{
+	const struct att_own *w = NULL;
+
+	o->own_share = NAN;
+	o->own_added = false;
+	for (int k = 0; k < a->nown && !w; k++)
+		if (a->own[k].pid == o->p.pid)
+			w = &a->own[k];
+	if (!o->p.pid)
+		snprintf(o->own_why, sizeof(o->own_why), "no process holds it");
+	else if (itself)
+		snprintf(o->own_why, sizeof(o->own_why), "the filtered process itself: its CPU is "
+			 "its own work");
+	else if (!w)
+		snprintf(o->own_why, sizeof(o->own_why), "not read");
+	else if (!isfinite(w->ns))
+		snprintf(o->own_why, sizeof(o->own_why), "%s", w->why);
+	else
+		o->own_share = a->seconds > 0 ? pct(a, w->ns / a->seconds) : NAN;
+	if (!isfinite(o->own_share)) {
+		a->own_unread += o->p.pid && !itself;
+		return;
+	}
+	if (in_cost) {
+		snprintf(o->own_why, sizeof(o->own_why), "%s", in_cost);
+		a->own_in_cost += o->own_share;
+		return;
+	}
+	o->own_added = true;
+	a->own_share = (isfinite(a->own_share) ? a->own_share : 0) + o->own_share;
+}
+
 void attached_owners(struct attached *a)
 {
+	const char **in_cost;
+	bool *itself;
+
 	free(a->owners);
 	a->owners = calloc((size_t)a->nrows + 1, sizeof(*a->owners));
+	itself = calloc((size_t)a->nrows + 1, sizeof(*itself));
+	in_cost = calloc((size_t)a->nrows + 1, sizeof(*in_cost));
 	a->nowners = 0;
-	if (!a->owners)
+	if (!a->owners || !itself || !in_cost)
 		die("out of memory");
 	for (int i = 0; i < a->nrows; i++) {
 		const struct att_row *r = &a->rows[i];
@@ -248,7 +308,10 @@ void attached_owners(struct attached *a)
 		if (!o) {
 			o = &a->owners[a->nowners++];
 			o->p = p;
+			itself[o - a->owners] = !r->c.nholders && r->c.kind == ATT_SECCOMP;
 		}
+		if (own_in_cost(a, r))
+			in_cost[o - a->owners] = own_in_cost(a, r);
 		o->nrows++;
 		if (isfinite(r->rate))
 			o->rate += r->rate;
@@ -267,9 +330,16 @@ void attached_owners(struct attached *a)
 		if (r->cost.floor || (r->rate != 0 && !isfinite(r->cost.share)))
 			o->nfloor++;
 	}
-	for (int k = 0; k < a->nowners; k++)
+	a->own_share = NAN;
+	a->own_in_cost = 0;
+	a->own_unread = 0;
+	for (int k = 0; k < a->nowners; k++) {
 		if (!a->owners[k].ncosted)
 			a->owners[k].share = a->owners[k].share_lo = a->owners[k].share_hi = NAN;
+		owner_own(a, &a->owners[k], itself[k], in_cost[k]);
+	}
+	free(itself);
+	free(in_cost);
 }
 
 void attached_release(struct attached *a)
@@ -282,7 +352,10 @@ void attached_release(struct attached *a)
 	a->audit_set = NULL;
 	free(a->rows);
 	free(a->owners);
+	free(a->own);
 	a->rows = NULL;
 	a->owners = NULL;
+	a->own = NULL;
+	a->nown = 0;
 	a->nrows = a->nowners = 0;
 }

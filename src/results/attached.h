@@ -67,6 +67,17 @@ struct att_row {
 	struct att_cost cost;
 };
 
+/*
+ * A holder's own CPU over the window: its threads' CPU time at the window's
+ * end less at its start (measure/attached.c), for the first holder of every
+ * consumer. NaN with why when not read: gone, appeared, never 0.
+ */
+struct att_own {
+	pid_t pid;
+	double ns;
+	char why[96];
+};
+
 /* The consumers one process holds or supervises (pid 0: nobody found: "unknown owner"). */
 struct att_owner {
 	struct att_proc p;
@@ -78,6 +89,16 @@ struct att_owner {
 	double bpftop_share;
 	int nfloor;               /* consumers whose share is a floor or unknown */
 	int ncosted;
+	/*
+	 * Its own CPU over the window (the agent's user side: auditd writing its
+	 * log, perf trace formatting, a trace_pipe reader), % of the box; NaN:
+	 * own_why says why. own_added false: its consumers' cost holds it
+	 * already (a ptrace or seccomp supervisor, whose tracee waits while it
+	 * works; kauditd in the no-auditd floor), own_why says so.
+	 */
+	double own_share;
+	bool own_added;
+	char own_why[160];
 };
 
 struct attached {
@@ -107,6 +128,15 @@ struct attached {
 	char audit_why[200];
 	char audit_walk_how[200];  /* which cost stands for the walk, in words */
 	double audit_owner_cpu_ns; /* the audit row's owner's CPU over the window; NaN unread */
+	struct att_own *own;      /* the holders' own CPU (measure), by pid */
+	int nown;
+	/*
+	 * The owners' own CPU, % of the box: own_share the sum of those added to
+	 * the consumers' share (NaN: none read), own_in_cost the others' (already
+	 * in their consumers' cost); own_unread the owners without a figure
+	 */
+	double own_share, own_in_cost;
+	int own_unread;
 	double bpftop_share;      /* bpftop's method over the same BPF programs */
 	int nfloor;
 };

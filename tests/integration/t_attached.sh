@@ -7,7 +7,11 @@
 # counts (the bpftrace program and the instance see the same getuid calls,
 # which are a third of the busy programs' syscalls), a program that goes
 # away during the window is "gone", not 0, and the box is as it was after
-# (BPF stats off, the instance and programs ours only). Bad input: -t with
+# (BPF stats off, the instance and programs ours only). Each owner's own CPU
+# over the window: a reader that spins in user space shows what /proc/PID/stat
+# says it took (as a ratio), one that sleeps almost none, strace's is
+# not added (its tracee's cost holds it), one that exits during the window
+# has none and why, never 0. Bad input: -t with
 # --attached is one line and exit 2; unprivileged, one line says what needs root.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -21,7 +25,7 @@ for tool in bpftrace strace perf; do
 done
 stats_before=$(cat /proc/sys/kernel/bpf_stats_enabled)
 
-INST=tt-agent-$$ INST2=tt-agent2-$$
+INST=tt-agent-$$ INST2=tt-agent2-$$ INST3=tt-agent3-$$ INST4=tt-agent4-$$
 pids=() busy=()
 # the agents first: a SIGTERM sent to a program while strace stops it can be
 # lost with strace; then the busy programs, which ignore nothing
@@ -45,7 +49,7 @@ stop_all() {
 }
 cleanup() {
 	stop_all
-	for i in $INST $INST2; do
+	for i in $INST $INST2 $INST3 $INST4; do
 		[ -d $T/instances/$i ] || continue
 		echo >$T/instances/$i/set_event
 		rmdir $T/instances/$i
@@ -102,6 +106,22 @@ fd = os.open(sys.argv[1], os.O_RDONLY)
 while True:
     if not os.read(fd, 65536):
         time.sleep(0.05)' $T/instances/$INST2/per_cpu/cpu0/trace_pipe_raw & rd2=$!; pids+=($rd2)
+# a reader that spins in user space (a slow agent formatting its events):
+# its instance's event never fires (pid 1 makes no getuid call)
+mkdir $T/instances/$INST3 || fail "cannot make instance $INST3"
+echo "common_pid == 1" >$T/instances/$INST3/events/syscalls/sys_enter_getuid/filter
+echo syscalls:sys_enter_getuid >$T/instances/$INST3/set_event
+$N python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+while True:
+    pass' $T/instances/$INST3/trace_pipe & sp=$!; pids+=($sp)
+# and one that sleeps, holding another such instance's
+mkdir $T/instances/$INST4 || fail "cannot make instance $INST4"
+echo "common_pid == 1" >$T/instances/$INST4/events/syscalls/sys_enter_getuid/filter
+echo syscalls:sys_enter_getuid >$T/instances/$INST4/set_event
+$N python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+time.sleep(3600)' $T/instances/$INST4/trace_pipe & sl=$!; pids+=($sl)
 for _ in $(seq 100); do
 	grep -q "^Attaching" "$TMP/bt.out" && [ "$(awk '/TracerPid/{print $2}' /proc/$m2/status)" = $st ] && break
 	sleep 0.1
@@ -111,24 +131,39 @@ grep -q "^Attaching" "$TMP/bt.out" || fail "bpftrace did not attach: $(cat "$TMP
 # have run them yet: their instances were "unknown owner")
 holds() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q "$2"; }
 for _ in $(seq 100); do
-	holds $rd "instances/$INST/trace_pipe" && holds $rd2 "instances/$INST2/per_cpu/cpu0/trace_pipe_raw" && break
+	holds $rd "instances/$INST/trace_pipe" && holds $rd2 "instances/$INST2/per_cpu/cpu0/trace_pipe_raw" &&
+		holds $sp "instances/$INST3/trace_pipe" && holds $sl "instances/$INST4/trace_pipe" && break
 	sleep 0.1
 done
 holds $rd "instances/$INST/trace_pipe" || fail "cat did not open $INST's trace_pipe"
 holds $rd2 "instances/$INST2/per_cpu/cpu0/trace_pipe_raw" || fail "the reader did not open $INST2's trace_pipe_raw"
+holds $sp "instances/$INST3/trace_pipe" || fail "the spinner did not open $INST3's trace_pipe"
+holds $sl "instances/$INST4/trace_pipe" || fail "the sleeper did not open $INST4's trace_pipe"
 sleep 1	# perf trace has no line of its own to say it is attached
 kill -0 $pt || fail "perf trace failed: $(cat "$TMP/perf.err")"
 
 mkdir "$TMP/prom"
+# the spinner's CPU by another way (stat's utime + stime, in clock ticks),
+# from when budget says it counts to its end: a little more than its window
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' /proc/"$1"/stat; }
 "$TT" budget --attached --for 3 --json "$TMP/a.json" --prometheus-textfile "$TMP/prom" \
-	>"$TMP/a.out" 2>"$TMP/a.err" ||
-	fail "budget --attached: exit $?: $(cat "$TMP/a.err" "$TMP/a.out")"
+	>"$TMP/a.out" 2>"$TMP/a.err" & tp=$!
+for _ in $(seq 6000); do grep -q "^counting" "$TMP/a.err" && break; sleep 0.1; done
+sp0=$(cpu_s $sp) w0=$(date +%s.%N)
+wait $tp || fail "budget --attached: exit $?: $(cat "$TMP/a.err" "$TMP/a.out")"
+sp1=$(cpu_s $sp) w1=$(date +%s.%N)
 cat "$TMP/a.out"
+grep -q "^pid .* own CPU  command line" "$TMP/a.out" || fail "no own CPU column"
+grep -q "^the owners' own CPU: [0-9.]*% more (.*); [0-9.]*% more is not added: the consumers' cost holds it" \
+	"$TMP/a.out" || fail "no owners' own CPU beside the total"
 python3 tests/validate_json.py "$TMP/a.json" docs/schema.json || fail "a.json: schema"
-python3 - "$TMP/a.json" "$bt $st $pt $rd $rd2" "$m1 $m2 $m3" "$INST $INST2" <<'PY' || exit 1
+python3 - "$TMP/a.json" "$bt $st $pt $rd $rd2" "$m1 $m2 $m3" "$INST $INST2" "$sp $tp $sl" \
+	"$sp0 $sp1 $w0 $w1" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
 bt, st, pt, rd, rd2 = map(int, sys.argv[2].split())
+sp, tp, sl = map(int, sys.argv[5].split())
+sp0, sp1, w0, w1 = map(float, sys.argv[6].split())
 mixes = list(map(int, sys.argv[3].split()))
 inst, inst2 = sys.argv[4].split()
 assert d["bpf_stats"]["on"], d["bpf_stats"]
@@ -189,8 +224,35 @@ for c in d["consumers"]:
     if c["kind"] != "bpf" and c["state"] == "counted" and c["cost"]["tracer"]:
         assert c["cost"]["ns_per_event"] is None and "--measure" in c["cost"]["why"], c
 assert d["total"]["bpftop_share_pct"] > 0 and d["total"]["floors"] > 0, d["total"]
-print("discovery: ok; bpftrace %.0f/s, instance %.0f/s, perf trace %.0f/s"
-      % (prog["per_s"], ft["per_s"], perf_rate))
+# the owners' own CPU, % of the box: every agent's read; strace's is in
+# its tracee's cost already, the others' are added to the total
+assert tp not in owners, "tracetax is its own owner: %r" % owners[tp]
+for pid in (bt, st, pt, rd, rd2, sp, sl):
+    o = owners[pid]
+    assert o["own_cpu_pct"] is not None and o["own_cpu_pct"] >= 0, o
+    assert o["own_cpu_added"] == (pid != st), o
+    assert (o["own_cpu_why"] is None) == (pid != st), o
+assert "not added" in owners[st]["own_cpu_why"], owners[st]
+t = d["total"]
+added = [o["own_cpu_pct"] for o in d["owners"] if o["own_cpu_added"]]
+kept = [o["own_cpu_pct"] for o in d["owners"] if o["own_cpu_pct"] is not None and not o["own_cpu_added"]]
+assert abs(t["own_cpu_pct"] - sum(added)) < 1e-6, (t, added)
+assert abs(t["own_cpu_in_cost_pct"] - sum(kept)) < 1e-6, (t, kept)
+# the spinner: what stat says it took, per second, within a wide ratio (the
+# stat interval holds the window and a little more); one thread, one CPU at most
+own = owners[sp]["own_cpu_pct"] / 100 * d["cpus"] * d["seconds"]
+ext = sp1 - sp0
+assert ext >= 0.1, "the spinner had %.2f s of CPU: too little to compare" % ext
+ratio = (own / d["seconds"]) / (ext / (w1 - w0))
+assert 0.5 <= ratio <= 2, "spinner: %.2f s in %.2f s vs stat's %.2f s in %.2f s" % (own, d["seconds"], ext, w1 - w0)
+assert owners[sp]["own_cpu_pct"] <= 100 / d["cpus"] * 1.05, owners[sp]
+# the sleeper: next to nothing, and less than the spinner
+assert owners[sl]["own_cpu_pct"] < 0.05, owners[sl]
+assert owners[sl]["own_cpu_pct"] < owners[sp]["own_cpu_pct"], (owners[sl], owners[sp])
+print("discovery: ok; bpftrace %.0f/s, instance %.0f/s, perf trace %.0f/s; spinner's own CPU %.2f s "
+      "in %.2f s, stat's %.2f s in %.2f s; the sleeper's %.4f%% of the box"
+      % (prog["per_s"], ft["per_s"], perf_rate, own, d["seconds"], ext, w1 - w0,
+         owners[sl]["own_cpu_pct"]))
 PY
 [ $? = 0 ] || exit 1
 # the same agents, costed from the store: strace's cost from getpid and stat
@@ -218,6 +280,11 @@ for pid in $bt $st $pt $rd; do
 		fail "no consumer_info series of pid $pid in $P"
 done
 grep -q '^tracetax_attached_bpftop_cpu_share_ratio{consumer="bpf prog' "$P" || fail "no bpftop series: $(cat "$P")"
+grep -q "^tracetax_attached_owner_own_cpu_share_ratio{owner=\"python3\",owner_pid=\"$sp\",added=\"1\"" "$P" ||
+	fail "no own CPU series of the spinner $sp: $(cat "$P")"
+grep -q "^tracetax_attached_owner_own_cpu_share_ratio{owner=\"strace\",owner_pid=\"$st\",added=\"0\"" "$P" ||
+	fail "no own CPU series of strace $st, not added: $(cat "$P")"
+grep -q "^tracetax_attached_total_owners_own_cpu_share_ratio{" "$P" || fail "no owners' total series"
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$P" || fail "promtool: $P"
 fi
@@ -226,6 +293,10 @@ fi
 "$TT" report tests/fixtures/docs/small.json -o "$TMP/r.html" 2>"$TMP/r.err" || fail "report: $(cat "$TMP/r.err")"
 grep -q "what is attached (budget --attached)" "$TMP/r.html" || fail "no attached view in the report"
 grep -q "bpftrace $bt: " "$TMP/r.html" || fail "no bpftrace line in the report"
+# (the page escapes the apostrophes)
+grep -q "strace $st: .*; its own CPU [0-9.e-]*% (in its consumers.* cost already)" "$TMP/r.html" ||
+	fail "no strace's own CPU in the report"
+grep -q "the owners.* own CPU [0-9.e-]*% more" "$TMP/r.html" || fail "no owners' own CPU in the report"
 
 # a program that goes away during the window is "gone", not 0
 "$ATTACH" syscalls:sys_enter_getuid >"$TMP/attach.out" 2>&1 & ap=$!; pids+=($ap)
@@ -242,17 +313,22 @@ import json, sys
 d, id = json.load(open(sys.argv[1])), int(sys.argv[2])
 [c] = [c for c in d["consumers"] if c["prog_id"] == id]
 assert c["state"] == "gone" and c["events"] is None and c["per_s"] is None, c
+# its holder exited: no own CPU, and why, never 0
+[o] = [o for o in d["owners"] if o["pid"] == c["holders"][0]["pid"]]
+assert o["own_cpu_pct"] is None and not o["own_cpu_added"], o
+assert "exited during the window" in o["own_cpu_why"], o
+assert d["total"]["own_cpu_unread"] >= 1, d["total"]
 PY
 
 # the agents gone, nothing of theirs is left, and the box is as it was
 stop_all
-for i in $INST $INST2; do
+for i in $INST $INST2 $INST3 $INST4; do
 	echo >$T/instances/$i/set_event
 	rmdir $T/instances/$i
 done
 "$TT" budget --attached --for 1 --json "$TMP/b.json" >/dev/null 2>"$TMP/b.err" ||
 	fail "budget --attached after: $(cat "$TMP/b.err")"
-python3 - "$TMP/b.json" "$bt $st $pt $rd $rd2" "$INST $INST2" <<'PY' || exit 1
+python3 - "$TMP/b.json" "$bt $st $pt $rd $rd2 $sp $sl" "$INST $INST2 $INST3 $INST4" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
 agents = set(map(int, sys.argv[2].split()))

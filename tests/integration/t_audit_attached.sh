@@ -9,6 +9,8 @@
 # audit:rules with the one-rule file on getpid, which it does not name; a
 # newer run of another set is not taken: the set's digest, read back from
 # the kernel, is the one-rule file's).
+# kauditd's own CPU is its owner's, shown and not added: the floor holds it;
+# auditd's is added beside the total.
 # The box's audit state is the same after as before (auditctl -s, -l).
 #
 # Audit is global: while its rule is loaded the test holds the machine's
@@ -158,6 +160,12 @@ assert s["point"] is None and s["lower"] is None and s["upper"] is None, s
 # (kauditd's share is over the window's own seconds, the cost's over the counter's)
 assert k["share_pct"] >= 0.8 * a["owner_cpu_pct"], (k, a["owner_cpu_pct"])
 assert k["share_pct"] <= 100, k
+# kauditd's own CPU is the owners' general figure, in the floor already:
+# shown, not added to the owners' total
+[o] = [o for o in d["owners"] if o["comm"] == "kauditd"]
+assert abs(o["own_cpu_pct"] - a["owner_cpu_pct"]) < 1e-9 and o["own_cpu_added"] is False, (o, a)
+assert "not added" in o["own_cpu_why"], o
+assert d["total"]["own_cpu_in_cost_pct"] >= o["own_cpu_pct"] - 1e-9, d["total"]
 print("audit: records %.0f/s [%.0f, %.0f] vs getuid %.0f/s; walk %.0f calls/s; %.1f ns/call; share %.3g%% (a floor)"
       % (r["point"], r["lower"], r["upper"], ref, a["walk_per_s"], k["ns_per_event"], k["share_pct"]))
 PY
@@ -190,7 +198,14 @@ assert k["ns_per_event"] > 0 and k["ci95"][0] <= k["ns_per_event"] <= k["ci95"][
 s = a["share_pct"]
 assert None not in (s["lower"], s["point"], s["upper"]) and s["lower"] <= s["point"] <= s["upper"], s
 assert abs(k["share_pct"] - s["point"]) <= 1e-6 * s["point"] + 1e-9, (k["share_pct"], s)
-print("audit with auditd %d: records %.0f/s vs getuid %.0f/s; %.1f ns/call [%.1f, %.1f]; share %.3g%% [%.3g, %.3g]"
-      % (aud, r["point"], ref, k["ns_per_event"], *k["ci95"], s["point"], s["lower"], s["upper"]))
+# auditd's own CPU (reading the records, writing its log): not in the
+# record's stored cost, so added beside the total; the audit block's figure
+[o] = [o for o in d["owners"] if o["pid"] == aud]
+assert o["own_cpu_pct"] is not None and o["own_cpu_added"] is True and o["own_cpu_why"] is None, o
+assert abs(o["own_cpu_pct"] - a["owner_cpu_pct"]) < 1e-9, (o, a)
+assert d["total"]["own_cpu_pct"] >= o["own_cpu_pct"] - 1e-9, d["total"]
+print("audit with auditd %d: records %.0f/s vs getuid %.0f/s; %.1f ns/call [%.1f, %.1f]; share %.3g%% [%.3g, %.3g]; "
+      "auditd's own CPU %.3g%%" % (aud, r["point"], ref, k["ns_per_event"], *k["ci95"], s["point"], s["lower"],
+                                   s["upper"], o["own_cpu_pct"]))
 PY
 exit 0

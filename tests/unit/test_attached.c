@@ -80,6 +80,46 @@ static void test_owners(void **state)
 	free(a.owners);
 }
 
+/*
+ * The owners' own CPU: a reader's is added to the total; a ptrace
+ * supervisor's is in its tracee's cost already, not added; a filter's own
+ * process, nobody and a holder that exited have none, with why, never 0.
+ */
+static void test_owners_own_cpu(void **state)
+{
+	struct att_row rows[] = {
+		row(ATT_FTRACE, 10, 0, 100), row(ATT_PTRACE, 20, 30, 5), row(ATT_SECCOMP, 0, 40, 7),
+		row(ATT_BPF, 0, 0, 1), row(ATT_PERF, 50, 0, 9), row(ATT_BPF, 60, 0, 3),
+	};
+	struct att_own own[] = {
+		{ .pid = 10, .ns = 1e9 }, { .pid = 20, .ns = 5e8 },
+		{ .pid = 50, .ns = NAN, .why = "it exited during the window" }, { .pid = 60, .ns = 0 },
+	};
+	struct attached a = { .rows = rows, .nrows = 6, .own = own, .nown = 4, .seconds = 2,
+			      .cpus = 2 };
+
+	(void)state;
+	attached_owners(&a);
+	assert_int_equal(a.nowners, 6);
+	/* 1e9 ns in 2 s on 2 CPUs: 25% of the box, added */
+	assert_true(fabs(a.owners[0].own_share - 25) < 1e-12 && a.owners[0].own_added);
+	assert_string_equal(a.owners[0].own_why, "");
+	assert_true(fabs(a.owners[1].own_share - 12.5) < 1e-12 && !a.owners[1].own_added);
+	assert_non_null(strstr(a.owners[1].own_why, "not added"));
+	assert_true(isnan(a.owners[2].own_share) && !a.owners[2].own_added);
+	assert_non_null(strstr(a.owners[2].own_why, "filtered process itself"));
+	assert_true(isnan(a.owners[3].own_share));
+	assert_string_equal(a.owners[3].own_why, "no process holds it");
+	assert_true(isnan(a.owners[4].own_share));
+	assert_string_equal(a.owners[4].own_why, "it exited during the window");
+	/* a process that slept: 0 read, not unread */
+	assert_true(a.owners[5].own_share == 0 && a.owners[5].own_added);
+	assert_true(fabs(a.own_share - 25) < 1e-12);
+	assert_true(fabs(a.own_in_cost - 12.5) < 1e-12);
+	assert_int_equal(a.own_unread, 1);
+	free(a.owners);
+}
+
 /* An ftrace buffer's tracer is its reader's: the file it holds says which. */
 static void test_ftrace_reader_tracer(void **state)
 {
@@ -238,6 +278,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_owners),
+		cmocka_unit_test(test_owners_own_cpu),
 		cmocka_unit_test(test_ftrace_reader_tracer),
 		cmocka_unit_test(test_audit_rules_cost),
 		cmocka_unit_test(test_scan_ptrace_seccomp),
