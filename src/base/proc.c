@@ -20,9 +20,13 @@ int proc_stat_read(pid_t pid, struct proc_stat *st)
 	close = strrchr(buf, ')');	/* a comm may hold ')' itself */
 	if (!open || !close || close < open)
 		return -1;
-	/* after "(comm) ": state ppid pgrp session tty_nr tpgid flags */
-	if (sscanf(close + 1, " %c %d %d %*d %*d %*d %lu", &st->state, &ppid, &pgrp,
-		   &st->flags) != 4)
+	/*
+	 * after "(comm) ": state ppid pgrp session tty_nr tpgid flags, minflt
+	 * cminflt majflt cmajflt utime stime cutime cstime priority nice
+	 * num_threads itrealvalue starttime
+	 */
+	if (sscanf(close + 1, " %c %d %d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+		   "%*d %*d %llu", &st->state, &ppid, &pgrp, &st->flags, &st->start) != 5)
 		return -1;
 	snprintf(st->comm, sizeof(st->comm), "%.*s", (int)(close - open - 1), open + 1);
 	st->ppid = (pid_t)ppid;

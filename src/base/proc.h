@@ -16,6 +16,7 @@ struct proc_stat {
 	char state;           /* R, S, D, Z... */
 	pid_t ppid, pgrp;
 	unsigned long flags;  /* PF_*: PROC_PF_KTHREAD */
+	unsigned long long start;  /* starttime: clock ticks after boot; a pid reused has another */
 };
 
 /* @pid's stat into @st: 0, or -1 when it cannot be read (gone, hidden). */

@@ -9,24 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/proc.h"
 #include "base/proc_cpu.h"
 #include "base/util.h"
 
-/* stat's 22nd field; 0 when unreadable or exited (a zombie: its CPU is final, it is gone) */
+/* 0 when unreadable or exited (a zombie: its CPU is final, it is gone) */
 static unsigned long long start_time(pid_t pid)
 {
-	char path[64], buf[1024], *p, state = 0;
-	unsigned long long start = 0;
+	struct proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	/* the comm may hold ") ": the fields start after the last one */
-	if (read_file_str(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
+	if (proc_stat_read(pid, &st) || st.state == 'Z' || st.state == 'X')
 		return 0;
-	/* after "(comm) ": fields 3 (state) to 21, then starttime */
-	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-		   "%*d %*d %llu", &state, &start) != 2 || state == 'Z' || state == 'X')
-		return 0;
-	return start;
+	return st.start;
 }
 
 int proc_cpu_read(pid_t pid, struct proc_cpu *c)

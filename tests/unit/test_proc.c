@@ -28,6 +28,8 @@ static void test_stat_self(void **state)
 	assert_int_equal(st.ppid, getppid());
 	assert_int_equal(st.pgrp, getpgrp());
 	assert_false(st.flags & PROC_PF_KTHREAD);
+	/* after boot, before now: clock ticks */
+	assert_true(st.start > 0);
 	assert_int_equal(proc_stat_read(0, &st), -1);
 }
 
