@@ -342,7 +342,8 @@ static bool audit_hook(struct hook_arg *h, const struct cell *c)
 		if (!strcmp(c->tracer, AUDIT_TRACER)) {
 			audit_cost_of(&t->audit->walk_path, c, t->audit->digest);
 			t->audit->walk_path.consumer_ns = 0;
-		}
+		} else if (!strcmp(c->tracer, AUDIT_RECORD_TRACER))
+			audit_cost_of(&t->audit->record_path, c, NULL);
 		if (strcmp(c->workload, h->workload))
 			return !strcmp(c->tracer, AUDIT_TRACER) || !strcmp(c->tracer, AUDIT_RECORD_TRACER);
 	}
@@ -464,10 +465,14 @@ static void stored_audit(const struct budget_args *a, struct store *s, struct bu
 	if (!budget_audit_names(au, workload_find("stat")) &&
 	    (!au->walk_path.source[0] || !au->walk_path.rules_match))
 		walk_stored(s, &w, &au->walk_path, a->max_age_h);
-	if (au->record.source[0])
-		return;
 	q->tracer = AUDIT_RECORD_TRACER;
-	cmd_stored_audit_cost(s, q, &au->record, a->max_age_h, true);
+	if (!au->record.source[0])
+		cmd_stored_audit_cost(s, q, &au->record, a->max_age_h, true);
+	/* a record of a call that looks a path up: audit:rule's on stat (CWD, PATH more) */
+	w = *q;
+	w.workload = "stat";
+	if (!au->record_path.source[0])
+		cmd_stored_audit_cost(s, &w, &au->record_path, a->max_age_h, true);
 }
 
 /*

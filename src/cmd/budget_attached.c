@@ -253,7 +253,7 @@ static bool audit_stored(struct store *s, struct store_cost_query q, const struc
 /*
  * The live rule set's costs, from the store (audit:rules needs its rule
  * file to be measured): a record's, audit:rule/async on a syscall the rules
- * name (else any); the walk's, audit:rules on a syscall they do not name,
+ * name (else any), and on stat for a call that looks a path up; the walk's, audit:rules on a syscall they do not name,
  * and on stat for a call that looks a path up (c2098b1's walk_path): of
  * this set (its digest, read back from the kernel) where the store has
  * it, else of another set, which the walk's cost says.
@@ -280,6 +280,9 @@ static void audit_costs(const struct attached_args *a, struct attached *at, stru
 		snprintf(au->record.reason, sizeof(au->record.reason), "no cost of audit:rule/async "
 			 "stored for this host, kernel and version in the last %d h (store one: tracetax "
 			 "run -t audit:rule/async -w getpid)", a->max_age_h);
+	/* a record of a call that looks a path up: audit:rule's on stat (CWD, PATH more) */
+	q.workload = "stat";
+	cmd_stored_audit_cost(s, &q, &au->record_path, a->max_age_h, false);
 	q.tracer = "audit:rules";
 	q.rules_digest = au->digest[0] ? au->digest : NULL;
 	if (!audit_stored(s, q, au, false, NULL, &au->walk, a->max_age_h))

@@ -119,6 +119,7 @@ static json_t *audit_json(const struct attached *a)
 	const struct budget_audit *au = a->audit_set;
 	const struct budget_audit_est *e;
 	double s = a->rates.seconds, owner = NAN;
+	json_t *o;
 	bool have, priced;
 
 	if (!au)
@@ -130,7 +131,7 @@ static json_t *audit_json(const struct attached *a)
 	if (have && isfinite(a->audit_owner_cpu_ns) && a->seconds > 0)
 		owner = a->audit_owner_cpu_ns / (a->seconds * a->cpus * 1e9) * 100;
 #define PER_S(v) (have ? (double)(v) / s : NAN)
-	return json_pack("{s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	o = json_pack("{s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "rules", au->nrules, "digest", str_or_null(au->digest),
 			 "exit_rules", au->exit_rules,
 			 "calls_per_s", num(PER_S(e->events)),
@@ -147,6 +148,8 @@ static json_t *audit_json(const struct attached *a)
 						  priced ? e->ns[AUDIT_POINT] / s / (a->cpus * 1e9) * 100 : NAN,
 						  priced ? e->hi[AUDIT_UPPER] / s / (a->cpus * 1e9) * 100 : NAN),
 			 "owner_cpu_pct", num(owner));
+	json_object_set_new(o, "record_path", audit_cost_json(&au->record_path));
+	return o;
 #undef PER_S
 }
 

@@ -143,6 +143,7 @@ static json_t *audit_json(const struct budget_audit *a)
 
 	json_object_set_new(o, "rules_digest", json_string(a->digest));
 	json_object_set_new(o, "walk_path", audit_cost_json(&a->walk_path));
+	json_object_set_new(o, "record_path", audit_cost_json(&a->record_path));
 	json_object_set_new(o, "path_calls", json_integer(e->path));
 	return o;
 }

@@ -190,6 +190,8 @@ static void print_audit(const struct attached *a, FILE *f)
 	audit_cost_line(f, "the walk", &au->walk);
 	if (au->walk_path.source[0])
 		audit_cost_line(f, "the walk, naming a path", &au->walk_path);
+	if (au->record_path.source[0])
+		audit_cost_line(f, "a record, naming a path", &au->record_path);
 	if (a->audit_walk_how[0] && au->walk.source[0])
 		fprintf(f, "  %-26s %s\n", "", a->audit_walk_how);
 	if (isfinite(a->audit_owner_cpu_ns) && a->seconds > 0) {

@@ -319,6 +319,7 @@ static void print_audit(const struct budget *b, const struct budget_tracer *t, F
 	audit_cost_line("the walk (a call no rule records)", &a->walk, f);
 	audit_cost_line("the walk of a call that looks a path up", &a->walk_path, f);
 	audit_cost_line("a record", &a->record, f);
+	audit_cost_line("a record of a call that looks a path up", &a->record_path, f);
 	rate_str(rate, sizeof(rate), (double)e->events / sec);
 	fprintf(f, "  calls: %s/s, %.2f%% of them looking a path up; of the syscalls the rules name"
 		" %.2f%% (its syscall rules: %.2f%%); of those, made with a login uid their auid filters"

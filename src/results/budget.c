@@ -272,6 +272,8 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 	const struct budget_audit_cost *w = &a->walk, *r = record ? record : &a->record;
 	/* a call that names a path walks at walk_path's cost, when it was measured */
 	const struct budget_audit_cost *wp = a->walk_path.source[0] ? &a->walk_path : w;
+	/* and records at record_path's, unless @record prices every record */
+	const struct budget_audit_cost *rp = !record && a->record_path.source[0] ? &a->record_path : r;
 	int64_t walked_path[AUDIT_LEVELS] = { 0 };
 
 	memset(e, 0, sizeof(*e));
@@ -305,8 +307,10 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 		e->named += named ? c[i].events : 0;
 		e->excluded += excluded ? c[i].events : 0;
 		e->named_sys += by_sys ? c[i].events : 0;
-		for (int l = 0; l < AUDIT_LEVELS; l++)
+		for (int l = 0; l < AUDIT_LEVELS; l++) {
 			e->records[l] += rec[l] ? c[i].events : 0;
+			e->records_path[l] += rec[l] && path ? c[i].events : 0;
+		}
 		if (s) {
 			s->events += c[i].events;
 			s->named += named ? c[i].events : 0;
@@ -319,13 +323,17 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 	e->events += unknown;
 	e->records[AUDIT_UPPER] += unknown;
 	for (int l = 0; l < AUDIT_LEVELS; l++) {
-		double wp_n = (double)walked_path[l], recs = (double)e->records[l];
+		double wp_n = (double)walked_path[l], rp_n = (double)e->records_path[l];
+		double recs = (double)e->records[l] - rp_n;
 		double walked = (double)(e->events - e->records[l]) - wp_n;
-		bool have = w->source[0] && (!recs || r->source[0]);
+		bool have = w->source[0] && (!recs || r->source[0]) && (!rp_n || rp->source[0]);
 
-		e->ns[l] = have ? walked * w->ns + wp_n * wp->ns + (recs ? recs * r->ns : 0) : NAN;
-		e->lo[l] = have ? walked * w->lo + wp_n * wp->lo + (recs ? recs * r->lo : 0) : NAN;
-		e->hi[l] = have ? walked * w->hi + wp_n * wp->hi + (recs ? recs * r->hi : 0) : NAN;
+		e->ns[l] = have ? walked * w->ns + wp_n * wp->ns + (recs ? recs * r->ns : 0) +
+				  (rp_n ? rp_n * rp->ns : 0) : NAN;
+		e->lo[l] = have ? walked * w->lo + wp_n * wp->lo + (recs ? recs * r->lo : 0) +
+				  (rp_n ? rp_n * rp->lo : 0) : NAN;
+		e->hi[l] = have ? walked * w->hi + wp_n * wp->hi + (recs ? recs * r->hi : 0) +
+				  (rp_n ? rp_n * rp->hi : 0) : NAN;
 	}
 }
 
@@ -372,8 +380,11 @@ static void budget_audit_finish(struct budget *b, struct budget_tracer *t)
 		a->share[l] = pct(r, 1, a->box.ns[l]);
 		a->share_lo[l] = pct(r, 1, a->box.lo[l]);
 		a->share_hi[l] = pct(r, 1, a->box.hi[l]);
+		double rp_n = a->record_path.consumer_ns > 0 ? (double)a->box.records_path[l] : 0;
+
 		a->consumer_share[l] = a->record.consumer_ns > 0 ?
-			pct(r, (double)a->box.records[l], a->record.consumer_ns) : NAN;
+			pct(r, (double)a->box.records[l] - rp_n, a->record.consumer_ns) +
+			(rp_n ? pct(r, rp_n, a->record_path.consumer_ns) : 0) : NAN;
 	}
 	audit_bound(a);
 	/* the tracer's own figures are the point estimate, with its cost's CI */

@@ -120,8 +120,10 @@ struct budget_audit_est {
 	int64_t excluded;         /* of those, whose every such rule's auid filter fails */
 	int64_t path;             /* of a syscall that takes a pathname */
 	int64_t records[AUDIT_LEVELS];
+	int64_t records_path[AUDIT_LEVELS];  /* of those, of a syscall that takes a pathname */
 	/* ns over all the calls: each call not recorded at its walk (walk_path for
-	 * one that takes a pathname, when measured), each record at a record's */
+	 * one that takes a pathname, when measured), each record at a record's
+	 * (record_path for one that takes a pathname, when measured) */
 	double ns[AUDIT_LEVELS], lo[AUDIT_LEVELS], hi[AUDIT_LEVELS];
 };
 
@@ -139,8 +141,9 @@ struct budget_audit {
 	int *fs_syscalls, nfs_syscalls;      /* through which a file rule can record */
 	bool all_syscalls;                   /* a syscall rule names every syscall */
 	/* the walk of a call without a name (getpid), of one that looks a path up
-	 * (stat: the names the kernel keeps and checks), a record */
-	struct budget_audit_cost walk, walk_path, record;
+	 * (stat: the names the kernel keeps and checks), a record, and a record
+	 * of a call that looks a path up (stat's: CWD and PATH records more) */
+	struct budget_audit_cost walk, walk_path, record, record_path;
 	uint32_t path_mask[AUDIT_BITMASK_SIZE];  /* the syscalls that take a pathname */
 	struct budget_audit_est box;
 	struct budget_audit_auid auids[BUDGET_AUDIT_AUIDS];

@@ -161,6 +161,26 @@ static void test_estimate(void **state)
 	budget_audit_estimate(&a, c, 6, 0, NULL, &e, false);
 	assert_true(fabs(e.ns[AUDIT_LOWER] - (1025 * 100.0 + 60 * 1000.0)) < EPS);
 	assert_true(fabs(e.hi[AUDIT_LOWER] - (1025 * 110.0 + 60 * 1100.0)) < EPS);
+	/* a record of a call that looks a path up (the unlinks and openats recorded) at
+	 * record_path's cost when measured; the others at the record's */
+	c[1].events = 10;
+	c[3].events = 5;
+	a.record = (struct budget_audit_cost){ .source = "measured", .ns = 10000, .lo = 8000,
+					       .hi = 12000 };
+	budget_audit_estimate(&a, c, 6, 0, NULL, &e, false);
+	assert_true(fabs(e.ns[AUDIT_LOWER] - (1025 * 100.0 + 60 * 1000.0 + 15 * 10000.0)) < EPS);
+	a.record_path = (struct budget_audit_cost){ .source = "measured", .ns = 30000, .lo = 25000,
+						    .hi = 35000 };
+	budget_audit_estimate(&a, c, 6, 0, NULL, &e, false);
+	assert_int_equal(e.records_path[AUDIT_LOWER], 5);
+	assert_int_equal(e.records_path[AUDIT_UPPER], 5 + 40);
+	assert_true(fabs(e.ns[AUDIT_LOWER] - (1025 * 100.0 + 60 * 1000.0 + 10 * 10000.0 +
+					      5 * 30000.0)) < EPS);
+	assert_true(fabs(e.hi[AUDIT_UPPER] - (1025 * 110.0 + 20 * 1100.0 + 10 * 12000.0 +
+					      45 * 35000.0)) < EPS);
+	/* records priced at another cost (@record): every one of them, path or not */
+	budget_audit_estimate(&a, c, 6, 0, &a.walk, &e, false);
+	assert_true(fabs(e.ns[AUDIT_LOWER] - (1025 * 100.0 + 60 * 1000.0 + 15 * 100.0)) < EPS);
 }
 
 /* A rule file through libaudit's builders: each rule's summary and the named sets. */
