@@ -33,6 +33,12 @@ vm_left() {
 	done
 	return 0
 }
+# the console log a failed run names, its last lines: why a guest did not boot
+console() {
+	local f
+	f=$(sed -n 's/.*its console log: \(.*\.log\)$/\1/p' "$1" | tail -n 1)
+	[ -f "$f" ] && printf '\n%s, its last lines:\n%s' "$f" "$(tail -n 15 "$f")"
+}
 BEFORE=$(vm_left)
 [ -z "$BEFORE" ] || echo "note: VM leftovers before the test: $BEFORE" >&2
 # the KVM hangs remembered and the consoles kept: the test's own
@@ -49,7 +55,7 @@ T=none,bpf:kprobe/count,bpf:kretprobe/count,bpf:kprobe-multi/count,bpf:fentry/co
 "$TT" run --kernel "$K" -t "$T" --reps 2 -n 20000 --json "$TMP/vm.json" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 cat "$TMP/out"
-[ $rc = 0 ] || fail "run --kernel: exit $rc: $(tail -n 5 "$TMP/err")"
+[ $rc = 0 ] || fail "run --kernel: exit $rc: $(tail -n 5 "$TMP/err")$(console "$TMP/err")"
 grep -q "left .* behind" "$TMP/err" && fail "the guest's tracetax left: $(grep behind "$TMP/err")"
 grep -q "^in a VM: kernel $REL, accel tcg (emulated CPU: the ns are not costs)$" "$TMP/out" ||
 	fail "no 'in a VM' line in the header: $(head -n 4 "$TMP/out")"
@@ -87,7 +93,7 @@ grep -q "^in a VM: kernel $REL, accel tcg" "$TMP/show" || fail "show last: no 'i
 "$TT" experiment run close-1000 --kernel "$K" -t none,seccomp:filter,bpf:kprobe/count,kprobe:tracefs \
 	--reps 2 -n 20000 --json "$TMP/exp.json" >"$TMP/exp.out" 2>"$TMP/exp.err"
 rc=$?
-[ $rc = 0 ] || fail "experiment run close-1000 --kernel: exit $rc: $(tail -n 5 "$TMP/exp.err")"
+[ $rc = 0 ] || fail "experiment run close-1000 --kernel: exit $rc: $(tail -n 5 "$TMP/exp.err")$(console "$TMP/exp.err")"
 sed -n '/^claims$/,$p' "$TMP/exp.out"
 grep -q "^today: in a VM under tcg" "$TMP/exp.out" || fail "the claims table does not say tcg"
 python3 - "$TMP/exp.json" <<'PY' || exit 1
@@ -107,12 +113,13 @@ PY
 # killed, the directory gone, 128+15.
 "$TT" run --kernel "$K" -t bpf:kprobe/count --reps 50 -n 200000 --no-store >"$TMP/sig.out" 2>"$TMP/sig.err" &
 pid=$!
-for _ in $(seq 3000); do
+# a first boot that hangs gets 120 s and a second 240 s (vm.c)
+for _ in $(seq 4500); do
 	grep -q "^tracetax: kernel $REL booted under tcg" "$TMP/sig.err" && break
 	kill -0 $pid 2>/dev/null || break
 	sleep 0.1
 done
-grep -q "booted under tcg" "$TMP/sig.err" || fail "the guest to be sent SIGTERM did not boot: $(tail -n 3 "$TMP/sig.err")"
+grep -q "booted under tcg" "$TMP/sig.err" || { kill -TERM $pid; wait $pid; fail "the guest to be sent SIGTERM did not boot: $(tail -n 3 "$TMP/sig.err")$(console "$TMP/sig.err")"; }
 sleep 1
 kill -0 $pid 2>/dev/null || fail "the guest's tracetax ended before SIGTERM: $(tail -n 3 "$TMP/sig.err")"
 kill -TERM $pid
@@ -121,12 +128,18 @@ wait $pid; rc=$?
 [ -z "$(vm_left $pid)" ] || fail "SIGTERM: VM leftovers: $(vm_left $pid)"
 
 # A guest whose workload never ends: the deadline after boot ends it, says
-# so, keeps the console log and leaves nothing behind.
-TRACETAX_VM_DEADLINE=10 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
+# so, keeps the console log and leaves nothing behind. Its first boot is
+# given 0.5 s (no kernel reaches init that fast under TCG): a boot that
+# hangs is booted once more, and says what its console last said.
+TRACETAX_VM_TCG_WAIT=0.5 TRACETAX_VM_DEADLINE=10 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
 	>"$TMP/hang.out" 2>"$TMP/hang.err" &
 pid=$!
 wait $pid; rc=$?
 [ $rc = 1 ] || fail "a hung guest: exit $rc, not 1: $(tail -n 3 "$TMP/hang.err")"
+grep -Eq "^tracetax: kernel $REL did not reach init in [0-9.]+ s under tcg \(its console: .*; $TRACETAX_STATE_DIR/vm-console-$REL.log\): booting it once more\$" "$TMP/hang.err" ||
+	fail "a first boot that hangs: no 'booting it once more': $(head -n 3 "$TMP/hang.err")"
+[ "$(grep -c "^tracetax: booting kernel $REL under tcg" "$TMP/hang.err")" = 2 ] ||
+	fail "a first boot that hangs: not booted twice: $(head -n 4 "$TMP/hang.err")"
 grep -q "^tracetax: error: the guest's tracetax did not finish within 10 s of booting (TRACETAX_VM_DEADLINE): the VM killed; its console log: $TRACETAX_STATE_DIR/vm-console-$REL.log\$" "$TMP/hang.err" ||
 	fail "a hung guest: no deadline message: $(tail -n 3 "$TMP/hang.err")"
 [ -f "$TRACETAX_STATE_DIR/vm-console-$REL.log" ] || fail "a hung guest: its console log was not kept"
