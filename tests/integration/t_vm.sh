@@ -131,7 +131,7 @@ wait $pid; rc=$?
 # so, keeps the console log and leaves nothing behind. Its first boot is
 # given 0.5 s (no kernel reaches init that fast under TCG): a boot that
 # hangs is booted once more, and says what its console last said.
-TRACETAX_VM_TCG_WAIT=0.5 TRACETAX_VM_DEADLINE=10 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
+TRACETAX_VM_TCG_WAIT=0.5 TRACETAX_VM_DEADLINE=3 "$TT" run --kernel "$K" -w cmd:'sleep 100000' -t none --reps 2 --no-store \
 	>"$TMP/hang.out" 2>"$TMP/hang.err" &
 pid=$!
 wait $pid; rc=$?
@@ -140,7 +140,7 @@ grep -Eq "^tracetax: kernel $REL did not reach init in [0-9.]+ s under tcg \(its
 	fail "a first boot that hangs: no 'booting it once more': $(head -n 3 "$TMP/hang.err")"
 [ "$(grep -c "^tracetax: booting kernel $REL under tcg" "$TMP/hang.err")" = 2 ] ||
 	fail "a first boot that hangs: not booted twice: $(head -n 4 "$TMP/hang.err")"
-grep -q "^tracetax: error: the guest's tracetax did not finish within 10 s of booting (TRACETAX_VM_DEADLINE): the VM killed; its console log: $TRACETAX_STATE_DIR/vm-console-$REL.log\$" "$TMP/hang.err" ||
+grep -q "^tracetax: error: the guest's tracetax did not finish within 3 s of booting (TRACETAX_VM_DEADLINE): the VM killed; its console log: $TRACETAX_STATE_DIR/vm-console-$REL.log\$" "$TMP/hang.err" ||
 	fail "a hung guest: no deadline message: $(tail -n 3 "$TMP/hang.err")"
 [ -f "$TRACETAX_STATE_DIR/vm-console-$REL.log" ] || fail "a hung guest: its console log was not kept"
 grep "booted under tcg" "$TMP/err" "$TMP/hang.err"
