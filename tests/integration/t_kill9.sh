@@ -13,10 +13,18 @@ for t in ftrace:syscall/read uprobe:tracefs ptrace:all bpf:tp/count; do
 	"$TT" run -q -w "$w" -t "$t" --reps 50 --run-ms 200 >/dev/null 2>&1 &
 	pid=$!
 	# wait until it is measuring: past calibration, a workload running and,
-	# for tracefs tracers, the instance there
-	sleep 1
-	for _ in $(seq 100); do
-		pgrep -P "$pid" -x tracetax-load >/dev/null &&
+	# for tracefs tracers, the instance there. A rep's workload is the one
+	# whose warm-up calibration sized: syscheck's and calibration's runs warm
+	# up with 100 calls (-W 100). (A fixed second's sleep waited for it.)
+	for _ in $(seq 300); do
+		rep=
+		for c in $(pgrep -P "$pid" -x tracetax-load); do
+			case " $(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null)" in
+			*" -W 100 "*) ;;
+			*" -W "[0-9]*) rep=$c ;;
+			esac
+		done
+		[ -n "$rep" ] &&
 			{ [ "$t" = ptrace:all ] || [ "$t" = bpf:tp/count ] || [ -d "$T/instances/tracetax-$pid" ]; } && break
 		sleep 0.05
 	done
