@@ -58,7 +58,25 @@ tt = sys.argv[1]
 env = dict(os.environ, TRACETAX_FAULT="ptrace:all@slow-teardown")
 p = subprocess.Popen([tt, "run", "-q", "-t", "ptrace:all", "--reps", "50", "--run-ms", "50"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
-time.sleep(1.5)              # calibrating or running ptrace:all
+
+def traced_workload(ppid):
+    """A workload of ours under ptrace: ptrace:all is set up (calibrating or running)."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = open("/proc/%s/stat" % pid).read()
+            status = open("/proc/%s/status" % pid).read()
+        except OSError:
+            continue
+        comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+        if comm == "tracetax-load" and int(rest[1]) == ppid and \
+           "\nTracerPid:\t0\n" not in status:
+            return True
+    return False
+
+# (a fixed 1.5 s sleep waited for it)
+deadline = time.time() + 30
+while time.time() < deadline and p.poll() is None and not traced_workload(p.pid):
+    time.sleep(0.05)
 p.send_signal(signal.SIGINT)
 time.sleep(0.5)              # now in the slow teardown
 p.send_signal(signal.SIGINT)
