@@ -6,7 +6,13 @@ usage: tests/validate_json.py FILE [SCHEMA]
 Exit 0 when FILE is valid; 1 with one line on stderr naming the first
 problem (FILE: /json/path: message) when it is not or cannot be read;
 2 on bad usage.
+
+The schema itself is checked against its metaschema first (0.4 s of a
+0.6 s validation): with TT_SCHEMA_CHECKED=DIR (the integration tests set
+their temporary directory), a schema of the same bytes checked once is not
+checked again.
 """
+import hashlib
 import json
 import os
 import sys
@@ -22,8 +28,9 @@ def fail(msg):
 
 def load(path, what):
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read()
+        return json.loads(raw.decode("utf-8")), raw
     except OSError as e:
         fail(f"cannot read {what} '{path}': {e.strerror}")
     except ValueError as e:
@@ -38,9 +45,9 @@ def main(argv):
         import jsonschema
     except ImportError:
         fail("cannot validate: python3 module 'jsonschema' not installed")
-    doc = load(argv[1], "document")
+    doc, _ = load(argv[1], "document")
     schema_path = argv[2] if len(argv) == 3 else DEFAULT_SCHEMA
-    schema = load(schema_path, "schema")
+    schema, raw = load(schema_path, "schema")
     # Swapped arguments validated the schema against the document, and
     # passed: almost anything is a valid schema. Ours says what it is.
     if not isinstance(schema, dict) or "$schema" not in schema:
@@ -58,10 +65,20 @@ def main(argv):
     if own:
         schema = {"$schema": schema["$schema"], "$defs": defs, "$ref": "#/$defs/" + own}
     cls = jsonschema.validators.validator_for(schema)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.exceptions.SchemaError as e:
-        fail(f"invalid schema: {e.message}")
+    checked = os.environ.get("TT_SCHEMA_CHECKED")
+    # (the definition checked is part of the mark: a budget's is not the whole schema)
+    mark = checked and os.path.join(
+        checked, "schema-ok-%s-%s" % (own or "all", hashlib.sha256(raw).hexdigest()))
+    if not (mark and os.path.exists(mark)):
+        try:
+            cls.check_schema(schema)
+        except jsonschema.exceptions.SchemaError as e:
+            fail(f"invalid schema: {e.message}")
+        if mark:
+            try:
+                open(mark, "w").close()
+            except OSError:
+                pass    # checked again next time
     err = jsonschema.exceptions.best_match(cls(schema).iter_errors(doc))
     if err is not None:
         where = "/" + "/".join(str(p) for p in err.absolute_path)

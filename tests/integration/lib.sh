@@ -8,6 +8,14 @@ TMP=$(mktemp -d)
 case $TMP in ""|/) false ;; *) [ -d "$TMP" ] ;; esac ||
 	{ echo "FAIL: cannot make a temporary directory ('$TMP')"; exit 1; }
 trap 'rm -rf "$TMP"' EXIT
+# python3 as PATH names it, found once: a version manager's shim (pyenv's is a
+# script that asks pyenv which python to run: 0.4 s a call on a busy box, and
+# a test makes dozens) becomes the interpreter it runs, first in PATH.
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+	mkdir "$TMP/python" && ln -s "$py" "$TMP/python/python3" && PATH=$TMP/python:$PATH
+fi
+# validate_json.py checks a schema against its metaschema once a test, not once a document
+export TT_SCHEMA_CHECKED=$TMP
 # Every run records into a results store: the test's own, never the user's.
 export TRACETAX_DB=$TMP/results.db
 # The machine is shared: the lock may be held by a long run for longer than
