@@ -1,6 +1,6 @@
 # tracetax experiment: every shipped plan parses; a broken plan is one line
 # naming file:line, exit 2; run --plan takes command-line overrides; each
-# experiment, on a short run (test-only: --reps 2 --run-ms 20 -n 20000),
+# experiment, on a short run (test-only: --reps 2 --run-ms 20 -n 2000),
 # prints its tables and a claims table whose every row has a figure or the
 # reason it has none, and its documents carry the claims.
 . "$(dirname "$0")/lib.sh"
@@ -63,7 +63,7 @@ grep -q 'nothing attached' "$TMP/out" || fail "run --plan --quiet: no claims: $(
 
 # Each experiment, short: tables, then a claims row per claim, each with a figure or a reason.
 for e in close-1000 getuid-buffer probe-pair stat-tools tcp-probes; do
-	"$TT" experiment run "$e" --reps 2 --run-ms 20 -n 20000 --json "$TMP/$e.json" \
+	"$TT" experiment run "$e" --reps 2 --run-ms 20 -n 2000 --json "$TMP/$e.json" \
 		>"$TMP/run.$e" 2>"$TMP/err.$e"
 	rc=$?
 	# a cell that fails is a failure here too; another tracer meanwhile (3) is not ours
