@@ -17,7 +17,7 @@ before=$(cat "$SYSCTL")
 # watch the sysctl while tracetax runs: it must never change
 ( while :; do cat "$SYSCTL"; sleep 0.01; done ) >"$TMP/sysctl" 2>/dev/null &
 watcher=$!
-"$TT" run -q -t none,bpf:rawtp/count,bpf:tp/count -n 200000 --reps 4 --json "$TMP/r.json" \
+"$TT" run -q -t none,bpf:rawtp/count,bpf:tp/count -n 50000 --reps 4 --json "$TMP/r.json" \
 	>"$TMP/out" 2>&1
 rc=$?
 kill "$watcher"
@@ -42,9 +42,9 @@ for name in ("bpf:rawtp/count", "bpf:tp/count"):
     if c["status"] != "ok" or p is None or p["ns_per_run"] is None:
         bad.append("%s: no program time: %s %s" % (name, c["status"], p))
         continue
-    # 3 runs of 200000 + 20000 warm-up each, every one a hit
-    if p["runs"] != 3 or p["events"] != 3 * 220000 or p["hits"] != p["events"]:
-        bad.append("%s: pass of %s runs, %s hits for %s events, want 3 runs, 660000 and 660000"
+    # 3 runs of 50000 + 5000 warm-up each, every one a hit
+    if p["runs"] != 3 or p["events"] != 3 * 55000 or p["hits"] != p["events"]:
+        bad.append("%s: pass of %s runs, %s hits for %s events, want 3 runs, 165000 and 165000"
                    % (name, p["runs"], p["hits"], p["events"]))
     if not p["hits"] <= p["run_cnt"]:
         bad.append("%s: run_cnt %s for %s hits: fewer runs than hits" % (name, p["run_cnt"], p["hits"]))
