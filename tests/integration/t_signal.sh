@@ -6,21 +6,45 @@ need_root
 
 tracers=$(available | grep -E '^(ftrace:syscall/read|bpf:tp/ringbuf|bpf:rawtp/count|ptrace:all|perf:sample|seccomp:notify|uprobe:tracefs|bpf:uprobe/count)$' | tr '\n' ',' | sed 's/,$//')
 [ -n "$tracers" ] || skip "none of the tracers this test interrupts is available"
+# at PID WHEN: until run PID gets there, or at the latest when the fixed
+# delay that aimed at it did (0.3, 1.1, 2.3 and 3.7 s). "start": 0.3 s in,
+# before any cell; "calib": the first cell being prepared (a workload
+# warming up 100 calls: syscheck's or calibration's); "reps": a rep's
+# workload (its warm-up sized by calibration); "next": a cell prepared
+# after some reps ran.
+at() {
+	local pid=$1 when=$2 c args reps=0 end
+	case $when in start) end=300000 ;; calib) end=1100000 ;; reps) end=2300000 ;; *) end=3700000 ;; esac
+	end=$(( ${EPOCHREALTIME/./} + end ))
+	[ "$when" = start ] && { sleep 0.3; return; }
+	while [ "${EPOCHREALTIME/./}" -lt "$end" ]; do
+		for c in $(pgrep -P "$pid" -x tracetax-load); do
+			args=" $(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null)"
+			case $when:$args in
+			calib:*" -W 100 "*) return ;;
+			reps:*" -W 100 "*|next:*" -W 100 "*) [ "$when:$reps" = next:1 ] && return ;;
+			reps:*" -W "[0-9]*) return ;;
+			next:*" -W "[0-9]*) reps=1 ;;
+			esac
+		done
+		sleep 0.02
+	done
+}
 i=0
-for delay in 0.3 1.1 2.3 3.7; do
+for when in start calib reps next; do
 	for sig in INT TERM; do
 		i=$((i + 1))
 		"$TT" run -q -w func,getpid -t "$tracers" --reps 50 --run-ms 150 --json "$TMP/r$i.json" >"$TMP/out" 2>&1 &
 		pid=$!
-		sleep "$delay"
+		at "$pid" "$when"
 		kill -s "$sig" "$pid"
 		# every wait in tracetax is bounded: it must be gone within 15 s
-		for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 		kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; fail "tracetax still running 15 s after SIG$sig"; }
 		wait "$pid"
 		rc=$?
 		want=$([ "$sig" = INT ] && echo 130 || echo 143)
-		[ "$rc" = "$want" ] || fail "exit $rc after SIG$sig at ${delay}s, want $want: $(cat "$TMP/out")"
+		[ "$rc" = "$want" ] || fail "exit $rc after SIG$sig at $when, want $want: $(cat "$TMP/out")"
 		[ -e "$TMP/r$i.json" ] && fail "a results file was written after SIG$sig"
 		assert_clean
 	done
@@ -35,7 +59,7 @@ for delay in 0.05 0.15 0.3 0.6 1.0; do
 	pid=$!
 	sleep "$delay"
 	kill -s INT "$pid" 2>/dev/null
-	for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; fail "list still running 15 s after SIGINT"; }
 	wait "$pid"
 	rc=$?
