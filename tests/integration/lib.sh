@@ -22,13 +22,6 @@ export TRACETAX_DB=$TMP/results.db
 # tracetax's default wait (600 s). Tests wait as long as it takes.
 export TRACETAX_WAIT=${TRACETAX_WAIT:-86400}
 
-# python3 may be a wrapper that costs more than the interpreter (a pyenv shim:
-# ~0.5 s a call, where python itself starts in 0.05 s), and a test calls it
-# dozens of times: the interpreter it starts, found once, runs them all.
-PYTHON=$(command python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-[ -n "$PYTHON" ] && [ -x "$PYTHON" ] || PYTHON=$(command -v python3)
-python3() { command "$PYTHON" "$@"; }
-
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
