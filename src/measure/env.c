@@ -82,35 +82,52 @@ static bool in_path(const char *prog)
 }
 
 /*
- * First line of a command's output. Every command goes through
- * timeout(1) with stdin closed: a tool that hangs or waits for input must
- * not hang the benchmark before it starts.
+ * A command whose first line of output is wanted. Every command goes
+ * through timeout(1) with stdin closed: a tool that hangs or waits for
+ * input must not hang the benchmark before it starts. They are all
+ * started first and read afterwards: each takes tens of milliseconds
+ * (bpftrace --version 0.13 s), and one after the other they were most of
+ * a short run's start.
  */
-static int command_line(const char *cmd, char *buf, size_t len)
+struct command {
+	pid_t pid;	/* -1: not started */
+	FILE *out;	/* its stdout */
+};
+
+static void command_start(struct command *c, const char *cmd)
 {
 	char full[512], msg[128];
 	char *argv[] = { "/bin/sh", "-c", full, NULL };
 	struct spawn sw = { .argv = argv };
-	int fd[2], ok = 0;
-	pid_t pid;
-	FILE *p;
+	int fd[2];
 
+	c->pid = -1;
+	c->out = NULL;
 	snprintf(full, sizeof(full), "timeout 2 %s", cmd);
 	if (pipe2(fd, O_CLOEXEC))
-		return -1;
+		return;
 	sw.fd[0] = sw.fd[2] = SPAWN_DEVNULL;
 	sw.fd[1] = fd[1];
-	pid = spawn_start(&sw, msg, sizeof(msg));
+	c->pid = spawn_start(&sw, msg, sizeof(msg));
 	close(fd[1]);
-	p = fdopen(fd[0], "r");
-	if (!p)
+	c->out = c->pid > 0 ? fdopen(fd[0], "r") : NULL;
+	if (!c->out)
 		close(fd[0]);
-	else {
-		ok = pid > 0 && fgets(buf, (int)len, p) != NULL;
-		fclose(p);
+}
+
+/* Its first line into @buf, then it is reaped: 0, or -1 (no line). */
+static int command_line(struct command *c, char *buf, size_t len)
+{
+	int ok = 0;
+
+	if (c->out) {
+		ok = fgets(buf, (int)len, c->out) != NULL;
+		fclose(c->out);
+		c->out = NULL;
 	}
-	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while (c->pid > 0 && waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	c->pid = -1;
 	if (!ok)
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
@@ -136,10 +153,13 @@ static void cpu_model(char *buf, size_t len)
 static void virtualization(char *buf, size_t len)
 {
 	char vm[64] = "", ct[64] = "";
+	struct command c[2];
 
 	if (in_path("systemd-detect-virt")) {
-		command_line("systemd-detect-virt --vm", vm, sizeof(vm));
-		command_line("systemd-detect-virt --container", ct, sizeof(ct));
+		command_start(&c[0], "systemd-detect-virt --vm");
+		command_start(&c[1], "systemd-detect-virt --container");
+		command_line(&c[0], vm, sizeof(vm));
+		command_line(&c[1], ct, sizeof(ct));
 	} else if (cpuinfo_has_flag("hypervisor")) {
 		if (read_file_str("/sys/class/dmi/id/sys_vendor", vm, sizeof(vm)) < 0 &&
 		    read_file_str("/sys/class/dmi/id/product_name", vm, sizeof(vm)) < 0)
@@ -197,22 +217,37 @@ static void other_tracers(char *buf, size_t len)
 	activity_release(&a);
 }
 
-/* "strace -- version 6.1" -> "strace 6.1": the first token with a digit. */
-static void tool_versions(char *buf, size_t len)
+static const char *const tools[][2] = {
+	{ "strace", "-V" }, { "bpftrace", "--version" }, { "perf", "--version" },
+	{ "ltrace", "-V" }, { "uftrace", "--version" }, { "lttng", "--version" },
+};
+#define NTOOLS (sizeof(tools) / sizeof(tools[0]))
+
+/* Each tool in the PATH asked its version; tool_versions() reads the answers. */
+static void tool_versions_start(struct command c[NTOOLS])
 {
-	static const char *const tools[][2] = {
-		{ "strace", "-V" }, { "bpftrace", "--version" }, { "perf", "--version" },
-		{ "ltrace", "-V" }, { "uftrace", "--version" }, { "lttng", "--version" },
-	};
+	for (size_t i = 0; i < NTOOLS; i++) {
+		char cmd[64];
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		char cmd[64], line[256], *tok, *save, *ver = NULL;
-
+		c[i].pid = -1;
+		c[i].out = NULL;
 		if (!in_path(tools[i][0]))
 			continue;
 		snprintf(cmd, sizeof(cmd), "%s %s", tools[i][0], tools[i][1]);
-		if (command_line(cmd, line, sizeof(line)) < 0)
+		command_start(&c[i], cmd);
+	}
+}
+
+/* "strace -- version 6.1" -> "strace 6.1": the first token with a digit. */
+static void tool_versions(struct command c[NTOOLS], char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < NTOOLS; i++) {
+		char line[256], *tok, *save, *ver = NULL;
+
+		if (c[i].pid <= 0)	/* not here, or not started */
+			continue;
+		if (command_line(&c[i], line, sizeof(line)) < 0)
 			continue;
 		for (tok = strtok_r(line, " \t", &save); tok && !ver; tok = strtok_r(NULL, " \t", &save))
 			if (strpbrk(tok, "0123456789"))
@@ -242,8 +277,11 @@ void environment_collect(struct environment *env)
 {
 	struct utsname u;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct command tool[NTOOLS];
 
 	memset(env, 0, sizeof(*env));
+	/* the tools answer while the rest is read */
+	tool_versions_start(tool);
 	utc_iso(time(NULL), env->started, sizeof(env->started));
 	if (uname(&u) == 0) {
 		copy_str(env->kernel, sizeof(env->kernel), u.release);
@@ -264,6 +302,6 @@ void environment_collect(struct environment *env)
 	if (gethostname(env->hostname, sizeof(env->hostname) - 1) < 0)
 		copy_str(env->hostname, sizeof(env->hostname), "unknown");
 	other_tracers(env->other_tracers, sizeof(env->other_tracers));
-	tool_versions(env->tools, sizeof(env->tools));
+	tool_versions(tool, env->tools, sizeof(env->tools));
 	vm_accel(env->vm, sizeof(env->vm));
 }
