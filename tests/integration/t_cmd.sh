@@ -7,18 +7,21 @@
 need_root
 command -v strace >/dev/null || skip "strace is not installed (scripts/deps.sh)"
 
-# a comma inside the template is the template's, not the list's
-"$TT" run -q -w getpid -t "strace,cmd:'strace -f -e trace=getpid,getppid {cmd}'" -T 1,2 -n 20000 --reps 2 \
+# a comma inside the template is the template's, not the list's; N calls a
+# thread and run, each a line of strace's to count
+N=5000
+"$TT" run -q -w getpid -t "strace,cmd:'strace -f -e trace=getpid,getppid {cmd}'" -T 1,2 -n $N --reps 2 \
 	--hits '^\[pid +[0-9]+\] getpid\(' --json "$TMP/w.json" >"$TMP/out" 2>&1 ||
 	fail "cmd: wrapping strace failed: $(cat "$TMP/out")"
-python3 - "$TMP/w.json" <<'PY' || exit 1
+python3 - "$TMP/w.json" "$N" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
 hits = {}
 for c in d["cells"]:
     if c["status"] != "ok":
         print("FAIL: %s: %s: %s" % (c["tracer"], c["status"], c["reason"])); sys.exit(1)
-    want = c["threads"] * (20000 + c["warmup"])
+    want = c["threads"] * (n + c["warmup"])
     for r in c["runs"]:
         if r["hits"] != want or r["events"] != want:
             print("FAIL: %s %dT: hits %s, events %s, want %d" % (c["tracer"], c["threads"], r["hits"], r["events"], want)); sys.exit(1)
