@@ -1,7 +1,8 @@
 # User-space tracers: on func (and func-usdt for USDT), every available
 # tracer counts exactly one hit per call, uretprobe one per return, with 1
-# and 2 threads; preload counts exactly the libc calls of the -libc
-# workloads; the inline floor is at least 5x cheaper than a uprobe trap.
+# and 2 threads, in every run (a BPF cell's stats pass too); preload counts
+# exactly the libc calls of the -libc workloads; the inline floor is at
+# least 5x cheaper than a uprobe trap.
 . "$(dirname "$0")/lib.sh"
 need_root
 # Calls per thread and run: every one of them is counted exactly. A run's
@@ -15,7 +16,8 @@ usdt=$(available '*' usdt | tr '\n' ',' | sed 's/,$//')
 	fail "run on func failed: $(cat "$TMP/out")"
 files="$TMP/f.json"
 if [ -n "$usdt" ]; then
-	"$TT" run -q -w func-usdt -t "$usdt,inline" -T 1,2 -n $N --reps 2 --json "$TMP/u.json" >"$TMP/out" ||
+	# one rep: the BPF stats pass's three runs are counted too (below)
+	"$TT" run -q -w func-usdt -t "$usdt,inline" -T 1,2 -n $N --reps 1 --json "$TMP/u.json" >"$TMP/out" ||
 		fail "run on func-usdt failed: $(cat "$TMP/out")"
 	files="$files $TMP/u.json"
 fi
@@ -42,6 +44,13 @@ for f in sys.argv[2:]:
                 bad.append("%s run %d: hits %d lost %d, events %d" % (name, i, r["hits"], r["lost"], r["events"]))
         if c["hits"] is None and not c["tracer"].endswith("/empty"):
             bad.append("%s: no hits counted" % name)
+        # a BPF cell's runs with stats on, after the reps: as exact
+        p = c["program"]
+        if p is not None and p["reason"] is None and \
+           (p["events"] != p["runs"] * want or (p["hits"] is not None and p["hits"] != p["events"]) or
+            (p["hits"] is None and not c["tracer"].endswith("/empty"))):
+            bad.append("%s: stats pass of %d runs: hits %s, events %s, want %d" %
+                       (name, p["runs"], p["hits"], p["events"], p["runs"] * want))
 print("checked:", " ".join(sorted(seen)))
 for b in bad:
     print("FAIL:", b)
