@@ -10,13 +10,20 @@ need_root
 # sites, each detach an RCU grace period), then the calls' traps.
 N=5000
 
-func=$( (available '*' function; echo inline) | tr '\n' ',' | sed 's/,$//')
+func=$( (available '*' function | grep -v '^bpf:'; echo inline) | tr '\n' ',' | sed 's/,$//')
+fbpf=$(available 'bpf:*' function | tr '\n' ',' | sed 's/,$//')
 usdt=$(available '*' usdt | tr '\n' ',' | sed 's/,$//')
 "$TT" run -q -w func -t "$func" -T 1,2 -n $N --reps 2 --json "$TMP/f.json" >"$TMP/out" ||
 	fail "run on func failed: $(cat "$TMP/out")"
 files="$TMP/f.json"
+# BPF cells: one rep, and the BPF stats pass's three runs are counted too (below)
+if [ -n "$fbpf" ]; then
+	"$TT" run -q -w func -t "$fbpf" -T 1,2 -n $N --reps 1 --json "$TMP/fb.json" >"$TMP/out" ||
+		fail "run on func failed: $(cat "$TMP/out")"
+	files="$files $TMP/fb.json"
+fi
 if [ -n "$usdt" ]; then
-	# one rep: the BPF stats pass's three runs are counted too (below)
+	# as the BPF cells above: one rep, and the stats pass counted
 	"$TT" run -q -w func-usdt -t "$usdt,inline" -T 1,2 -n $N --reps 1 --json "$TMP/u.json" >"$TMP/out" ||
 		fail "run on func-usdt failed: $(cat "$TMP/out")"
 	files="$files $TMP/u.json"
