@@ -67,7 +67,7 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
-grep -q '^bpf stats: +.* ns/event .* (bpf:[a-z]*/count, 4 pairs); in no figure below' "$TMP/out" ||
+grep -q '^bpf stats: [-+].* ns/event .* (bpf:[a-z]*/count, 4 pairs); in no figure below' "$TMP/out" ||
 	fail "the header does not say what BPF stats cost: $(head -5 "$TMP/out")"
 
 # a refusal: the cell stays ok, its program time null with the reason, '-' in the table
