@@ -143,15 +143,24 @@ for op in setup prefork start stop; do
 	same_state "a failed cell (audit:rule@$op)"
 done
 
-# SIGINT and SIGTERM in the middle of audit cells.
-for delay in 1.5 4; do
+# SIGINT and SIGTERM in the middle of audit cells: in the first, once its
+# state file says it changed something and its rules are loaded; in the
+# second, once the first has ended ([1/3]) and the second's are loaded.
+for cell in first second; do
 	for sig in INT TERM; do
-		"$TT" run -q -w getpid -t audit:rule,audit:rules,audit:nomatch --audit-rules "$STIG" \
-			--reps 8 --run-ms 100 --no-store >"$TMP/out" 2>&1 &
+		"$TT" run -w getpid -t audit:rule,audit:rules,audit:nomatch --audit-rules "$STIG" \
+			--reps 8 --rounds 1 --run-ms 100 --no-store >"$TMP/out" 2>&1 &
 		tt=$!
-		# from the first audit cell on: its state file says it changed something
-		for _ in $(seq 600); do [ -e "/run/tracetax-audit-$tt.state" ] && break; sleep 0.1; done
-		sleep "$delay"
+		in=
+		for _ in $(seq 1200); do
+			kill -0 "$tt" 2>/dev/null || break
+			if [ -e "/run/tracetax-audit-$tt.state" ] &&
+			   { [ $cell = first ] || grep -q '^\[1/3\]' "$TMP/out"; }; then
+				auditctl -l | grep -q "tracetax-$tt" && { in=1; break; }
+			fi
+			sleep 0.05
+		done
+		[ -n "$in" ] || fail "SIG$sig: tracetax ended before its $cell cell could be caught: $(cat "$TMP/out")"
 		kill -s "$sig" "$tt"
 		for _ in $(seq 300); do kill -0 "$tt" 2>/dev/null || break; sleep 0.1; done
 		kill -0 "$tt" 2>/dev/null && { kill -9 "$tt"; fail "tracetax still running 30 s after SIG$sig"; }
@@ -159,7 +168,7 @@ for delay in 1.5 4; do
 		rc=$?
 		want=$([ "$sig" = INT ] && echo 130 || echo 143)
 		[ "$rc" = "$want" ] || fail "exit $rc after SIG$sig, want $want: $(cat "$TMP/out")"
-		same_state "SIG$sig after ${delay}s"
+		same_state "SIG$sig in the $cell audit cell"
 	done
 done
 
