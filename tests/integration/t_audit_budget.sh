@@ -97,7 +97,7 @@ same_state "budget --pid with the rule file"
 # every bound (the rule has no filter), the closes are too (loginuid 1000),
 # N stat are walked; the costs are measured now, with the rules loaded
 # by the audit tracers, and the box is put back
-N=20000
+N=5000
 sh -c 'echo 1000 >/proc/self/loginuid && exec "$0" budget -q -t audit:rules --audit-rules "$1" \
 	--for 1 --measure --reps 2 --run-ms 20 -w "cmd:'"'"'$2 $3'"'"'" --no-store --json "$4"' \
 	"$TT" "$TMP/r.rules" "$MIX" $N "$TMP/m.json" >"$TMP/m.out" 2>&1
