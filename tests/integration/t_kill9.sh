@@ -19,7 +19,7 @@ for t in ftrace:syscall/read uprobe:tracefs ptrace:all bpf:tp/count; do
 	for _ in $(seq 300); do
 		rep=
 		for c in $(pgrep -P "$pid" -x tracetax-load); do
-			case " $(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null)" in
+			case " $(tr '\0' ' ' 2>/dev/null <"/proc/$c/cmdline")" in
 			*" -W 100 "*) ;;
 			*" -W "[0-9]*) rep=$c ;;
 			esac

@@ -13,22 +13,26 @@ tracers=$(available | grep -E '^(ftrace:syscall/read|bpf:tp/ringbuf|bpf:rawtp/co
 # workload (its warm-up sized by calibration); "next": a cell prepared
 # after some reps ran.
 at() {
-	local pid=$1 when=$2 c args reps=0 end
+	local pid=$1 when=$2 c args reps=0 t0=${EPOCHREALTIME/./} end
 	case $when in start) end=300000 ;; calib) end=1100000 ;; reps) end=2300000 ;; *) end=3700000 ;; esac
-	end=$(( ${EPOCHREALTIME/./} + end ))
+	end=$((t0 + end))
 	[ "$when" = start ] && { sleep 0.3; return; }
 	while [ "${EPOCHREALTIME/./}" -lt "$end" ]; do
 		for c in $(pgrep -P "$pid" -x tracetax-load); do
-			args=" $(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null)"
+			args=" $(tr '\0' ' ' 2>/dev/null <"/proc/$c/cmdline")"
 			case $when:$args in
-			calib:*" -W 100 "*) return ;;
-			reps:*" -W 100 "*|next:*" -W 100 "*) [ "$when:$reps" = next:1 ] && return ;;
-			reps:*" -W "[0-9]*) return ;;
-			next:*" -W "[0-9]*) reps=1 ;;
+			calib:*" -W 100 "*) ;;
+			reps:*" -W 100 "*|next:*" -W 100 "*) [ "$when:$reps" = next:1 ] || continue ;;
+			reps:*" -W "[0-9]*) ;;
+			next:*" -W "[0-9]*) reps=1; continue ;;
+			*) continue ;;
 			esac
+			echo "$when: $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms in"
+			return
 		done
 		sleep 0.02
 	done
+	echo "$when: not seen in $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms"
 }
 i=0
 for when in start calib reps next; do
