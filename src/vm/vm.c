@@ -123,12 +123,13 @@ static void tcg_hung(const struct vm_spec *spec, const char *tmp, const struct v
 
 	snprintf(path, sizeof(path), "%s/console.log", tmp);
 	log_last_line(path, last, sizeof(last));
-	if (console_keep(path, o->release, kept, sizeof(kept)))
-		snprintf(kept, sizeof(kept), "not kept");
+	/* a boot stopped early may have no console yet: kept says why */
+	bool k = !console_keep(path, o->release, kept, sizeof(kept));
+
 	if (!spec->quiet)
 		fprintf(stderr, "tracetax: kernel %s did not reach init in %.1f s under tcg (its "
-			"console: %s; %s): booting it once more\n", o->release, waited,
-			last[0] ? last : "nothing", kept);
+			"console: %s; %s%s): booting it once more\n", o->release, waited,
+			last[0] ? last : "nothing", k ? "" : "not kept: ", kept);
 }
 
 /*
