@@ -115,6 +115,23 @@ static enum boot boot_under(const struct vm_spec *spec, const char *tmp, const c
 	return qemu_boot(spec, tmp, accel, limit, o, err, errlen);
 }
 
+/* Seconds from the environment variable @name when it holds a positive number, else @dflt. */
+static double env_seconds(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+
+	return v && atof(v) > 0 ? atof(v) : dflt;
+}
+
+/* The share emptied of what a boot that did not run left, before the next boot. */
+static void share_empty(const char *tmp)
+{
+	char share[PATH_MAX];
+
+	snprintf(share, sizeof(share), "%s/share", tmp);
+	share_clear(share);
+}
+
 /* A TCG boot that did not reach init: what its console last said, kept, and said. */
 static void tcg_hung(const struct vm_spec *spec, const char *tmp, const struct vm_outcome *o,
 		     double waited)
@@ -140,14 +157,12 @@ static void tcg_hung(const struct vm_spec *spec, const char *tmp, const struct v
 static enum boot boot(const struct vm_spec *spec, const char *tmp, struct vm_outcome *o,
 		      char *err, size_t errlen)
 {
-	const char *w = getenv("TRACETAX_VM_KVM_WAIT");
-	double kvm_wait = w && atof(w) > 0 ? atof(w) : KVM_WAIT_S;
-	char share[PATH_MAX];
-	uint64_t k0 = now_ns();
+	uint64_t k0 = now_ns(), t0;
 	enum boot b;
 
 	if (accel_try_kvm(o->release, o->accel_note, sizeof(o->accel_note))) {
-		b = boot_under(spec, tmp, "kvm", kvm_wait, o, err, errlen);
+		b = boot_under(spec, tmp, "kvm", env_seconds("TRACETAX_VM_KVM_WAIT", KVM_WAIT_S), o,
+			       err, errlen);
 		o->kvm_wait_s = (double)(now_ns() - k0) / 1e9;
 		if (b == BOOT_NONE) {
 			snprintf(o->accel_note, sizeof(o->accel_note),
@@ -158,16 +173,14 @@ static enum boot boot(const struct vm_spec *spec, const char *tmp, struct vm_out
 		} else {
 			return b;
 		}
-		snprintf(share, sizeof(share), "%s/share", tmp);
-		share_clear(share);
+		share_empty(tmp);
 	}
-	w = getenv("TRACETAX_VM_TCG_WAIT");
-	k0 = now_ns();
-	b = boot_under(spec, tmp, "tcg", w && atof(w) > 0 ? atof(w) : TCG_WAIT_S, o, err, errlen);
+	t0 = now_ns();
+	b = boot_under(spec, tmp, "tcg", env_seconds("TRACETAX_VM_TCG_WAIT", TCG_WAIT_S), o, err,
+		       errlen);
 	if (b == BOOT_NONE) {
-		tcg_hung(spec, tmp, o, (double)(now_ns() - k0) / 1e9);
-		snprintf(share, sizeof(share), "%s/share", tmp);
-		share_clear(share);
+		tcg_hung(spec, tmp, o, (double)(now_ns() - t0) / 1e9);
+		share_empty(tmp);
 		b = boot_under(spec, tmp, "tcg", BOOT_LIMIT_S, o, err, errlen);
 	}
 	if (b == BOOT_NONE) {
