@@ -22,11 +22,13 @@ ok = True
 if not tr["ptrace:all"] > 5 * tr["bpf:tp/count"]:
     print("FAIL: ptrace:all (%.0f ns/op) not well above bpf:tp/count (%.0f)" % (tr["ptrace:all"], tr["bpf:tp/count"])); ok = False
 # a BPF program on every getpid adds work: its traced runs are slower than
-# their own baselines, and slower than the untraced tracer's
+# their own baselines, by more than the untraced tracer's are than theirs.
+# (Not traced ns/op across cells: their baselines drift apart by more than
+# the program costs, and once here none's traced runs were 5% the slower.)
 if not ov["bpf:tp/count"] > 0:
     print("FAIL: bpf:tp/count overhead %.1f ns is not positive" % ov["bpf:tp/count"]); ok = False
-if not tr["bpf:tp/count"] > tr["none"]:
-    print("FAIL: bpf:tp/count (%.1f ns/op) not above none (%.1f)" % (tr["bpf:tp/count"], tr["none"])); ok = False
+if not ov["bpf:tp/count"] > ov["none"]:
+    print("FAIL: bpf:tp/count overhead (%.1f ns) not above none's (%.1f)" % (ov["bpf:tp/count"], ov["none"])); ok = False
 if not ov["ptrace:all"] > 10 * max(ov["bpf:tp/count"], 1):
     print("FAIL: ptrace:all overhead not 10x bpf:tp/count"); ok = False
 sys.exit(0 if ok else 1)
