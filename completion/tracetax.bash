@@ -27,7 +27,7 @@ _tracetax()
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in -*) ;; *) cmd=${words[i]}; break ;; esac
 	done
-	local commands="run budget list clocks pair rate cleanup history show compare export import report experiment"
+	local commands="run budget list clocks pair rate cleanup history show compare export import report experiment vm"
 	if [[ -z $cmd ]]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -78,6 +78,7 @@ _tracetax()
 	rate) opts="--tracers --workload --rates --step-ms --backlog --records --all --quiet --wait
 		--no-wait --help" ;;
 	cleanup) opts="--help" ;;
+	vm) opts="--kernel --kernel-modules --wait --quiet --help" ;;
 	history) opts="--workload --tracer --by --kernel --limit --store --help" ;;
 	show) opts="--store --color --help" ;;
 	compare) opts="--threshold --store --color --help" ;;

@@ -34,6 +34,8 @@ static const char usage_main[] =
 	"             original claims beside today's figures)\n"
 	"  budget     what tracing would cost this box now: live event rates times\n"
 	"             measured cost per event; -w cmd:'...' checks it on a program\n"
+	"  vm         any command in a VM of another kernel (--kernel IMAGE -- CMD):\n"
+	"             what must not run on this host (audit leaves a cost behind)\n"
 	"\n"
 	"'tracetax <command> --help' tells more; exit codes: 0 ok, 1 a measurement\n"
 	"failed, 2 usage error, 3 another tracer disturbed a cell, 128+N interrupted\n"
@@ -45,7 +47,7 @@ static const struct { const char *name; int (*fn)(int argc, char **argv); } cmds
 	{ "export", cmd_export }, { "import", cmd_import }, { "report", cmd_report },
 	{ "clocks", cmd_clocks }, { "pair", cmd_pair }, { "rate", cmd_rate },
 	{ "experiment", cmd_experiment },
-	{ "budget", cmd_budget },
+	{ "budget", cmd_budget }, { "vm", cmd_vm },
 };
 
 int main(int argc, char **argv)

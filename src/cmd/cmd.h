@@ -25,6 +25,7 @@ int cmd_import(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_budget(int argc, char **argv);
+int cmd_vm(int argc, char **argv);
 /* budget --attached (budget_attached.c): what is attached, not what would be */
 int cmd_budget_attached(int argc, char **argv);
 

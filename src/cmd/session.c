@@ -136,12 +136,14 @@ static const char **guest_argv(int argc, char **argv, bool colour, bool store)
 }
 
 /*
- * The VM's part of run --kernel and pair --kernel: the lock (the VM's CPUs
- * are the machine's), the VM, what its tracetax left. The guest's exit code
- * (o->document its results, or NULL), or an exit code of ours with a message.
+ * The VM's part of run --kernel, pair --kernel and vm: the lock (the VM's
+ * CPUs are the machine's), the VM, what its command left. The guest's exit
+ * code (o->document its results, or NULL), or an exit code of ours with a
+ * message.
  */
-static int vm_session(struct vm_spec *spec, int wait_s, struct vm_outcome *o)
+int session_vm(struct vm_spec *spec, int wait_s, struct vm_outcome *o)
 {
+	const char *who = spec->exe ? "command" : "tracetax";
 	char err[1024];
 	int ret, removed = 0;
 
@@ -164,7 +166,8 @@ static int vm_session(struct vm_spec *spec, int wait_s, struct vm_outcome *o)
 		return EXIT_FAILED;
 	}
 	if (ret >= 128) {
-		error("interrupted by signal %d: the VM killed, no results written", ret - 128);
+		error("interrupted by signal %d: the VM killed%s", ret - 128,
+		      spec->exe ? "" : ", no results written");
 		return ret;
 	}
 	if (!spec->quiet)
@@ -175,11 +178,11 @@ static int vm_session(struct vm_spec *spec, int wait_s, struct vm_outcome *o)
 	/* what tracetax must never do, seen where it ran: a teardown that failed */
 	if (o->left && o->left[0]) {
 		for (char *l = strtok(o->left, "\n"); l; l = strtok(NULL, "\n"))
-			error("the guest's tracetax left '%s' behind", l);
+			error("the guest's %s left '%s' behind", who, l);
 		if (!ret)
 			ret = EXIT_FAILED;
 	}
-	if (!o->document && ret && ret != EXIT_USAGE) {
+	if (!spec->exe && !o->document && ret && ret != EXIT_USAGE) {
 		/* the guest said why (its stderr came through); a usage error stays one */
 		error("the guest's tracetax exited %d and wrote no results", ret);
 		ret = ret > 0 ? ret : EXIT_FAILED;
@@ -216,7 +219,7 @@ static int run_in_vm(const struct run_args *a, run_hook hook, void *arg)
 	plan_release(&p);
 	spec.argv = guest_argv(a->argc, a->argv, a->colour < 0 ?
 			       cmd_want_colour(-1, export_out ? 2 : 1) : a->colour > 0, true);
-	ret = vm_session(&spec, a->wait_s, &o);
+	ret = session_vm(&spec, a->wait_s, &o);
 	free((void *)spec.argv);
 	if (!o.document) {
 		vm_outcome_release(&o);
@@ -261,7 +264,7 @@ static int pair_in_vm(const struct pair_args *a)
 	if (a->json_path && atomic_file_check(a->json_path, err, sizeof(err)))
 		die_usage("%s", err);
 	spec.argv = guest_argv(a->argc, a->argv, false, false);
-	ret = vm_session(&spec, a->wait_s, &o);
+	ret = session_vm(&spec, a->wait_s, &o);
 	free((void *)spec.argv);
 	/* whole or not at all, as every document tracetax writes */
 	if (o.document && a->json_path && atomic_file_text(a->json_path, o.document))

@@ -10,6 +10,7 @@
 #include "measure/pair.h"
 #include "measure/rate.h"
 #include "results/results.h"
+#include "vm/spec.h"
 
 typedef void (*run_hook)(struct results *r, void *arg);
 typedef void (*pair_hook)(const struct pair_results *r, void *arg);
@@ -20,5 +21,12 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg);
 int pair_measure(const struct pair_args *a, pair_hook hook, void *arg);
 /* The same for `tracetax rate`. */
 int rate_measure(const struct rate_args *a);
+/*
+ * A VM's boot and its guest's command (run --kernel, pair --kernel, vm):
+ * the lock, waited for up to @wait_s, the VM, what the guest left. The
+ * guest's exit code, or ours (1 a VM that failed, 128+N a signal) with a
+ * message; bad input exits 2.
+ */
+int session_vm(struct vm_spec *spec, int wait_s, struct vm_outcome *o);
 
 #endif

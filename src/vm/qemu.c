@@ -85,8 +85,9 @@ static uint64_t booted(const struct vm_spec *spec, const char *accel, uint64_t t
 {
 	o->boot_s = since_s(t0);
 	if (!spec->quiet)
-		fprintf(stderr, "tracetax: kernel %s booted under %s in %.1f s; its tracetax has "
-			"%.0f s (%s)\n", o->release, accel, o->boot_s, o->deadline_s, o->deadline_why);
+		fprintf(stderr, "tracetax: kernel %s booted under %s in %.1f s; its %s has "
+			"%.0f s (%s)\n", o->release, accel, o->boot_s, spec->exe ? "command" : "tracetax",
+			o->deadline_s, o->deadline_why);
 	return now_ns();
 }
 
@@ -117,7 +118,8 @@ static enum boot ended(const struct vm_spec *spec, const char *tmp, const char *
 		if (q[0])
 			snprintf(line, sizeof(line), "%s", q);
 	}
-	ERR("kernel '%s' did not run tracetax under %s: %s", spec->kernel, accel,
+	ERR("kernel '%s' did not run %s under %s: %s", spec->kernel,
+	    spec->exe ? "the command" : "tracetax", accel,
 	    line[0] ? line : "qemu exited without a word");
 	return BOOT_EXITED;
 }
@@ -155,8 +157,9 @@ enum boot qemu_boot(const struct vm_spec *spec, const char *tmp, const char *acc
 			break;
 		}
 		if (tb && o->deadline_s > 0 && since_s(tb) > o->deadline_s) {
-			ERR("the guest's tracetax did not finish within %.0f s of booting (%s): "
-			    "the VM killed", o->deadline_s, o->deadline_why);
+			ERR("the guest's %s did not finish within %.0f s of booting (%s): "
+			    "the VM killed", spec->exe ? "command" : "tracetax", o->deadline_s,
+			    o->deadline_why);
 			r = BOOT_DEADLINE;
 			break;
 		}

@@ -60,10 +60,14 @@ static void set_deadline(const struct vm_spec *spec, const char *accel, struct v
 		snprintf(o->deadline_why, sizeof(o->deadline_why),
 			 "the plan's estimate %.2g s x%d under %s, + %.0f s a cell, + %.0f s",
 			 spec->estimate_s, factor, accel, cell, DEADLINE_MARGIN_S);
-	} else {
+	} else if (spec->cells > 0) {
 		o->deadline_s = DEADLINE_UNKNOWN_S + cell * spec->cells;
 		snprintf(o->deadline_why, sizeof(o->deadline_why), "no estimate: %.0f s, + %.0f s a cell",
 			 DEADLINE_UNKNOWN_S, cell);
+	} else {	/* a command (tracetax vm): no cells */
+		o->deadline_s = DEADLINE_UNKNOWN_S;
+		snprintf(o->deadline_why, sizeof(o->deadline_why), "no estimate: %.0f s",
+			 DEADLINE_UNKNOWN_S);
 	}
 }
 

@@ -57,7 +57,7 @@ for s in NAME SYNOPSIS DESCRIPTION COMMANDS 'RUN OPTIONS' 'EXIT STATUS' ENVIRONM
 	grep -q "^$s" "$TMP/man.out" || fail "man page: no section $s"
 done
 # every command and every run option of --help is in it
-for c in run budget list clocks pair cleanup history show compare export import report experiment; do
+for c in run budget list clocks pair cleanup history show compare export import report experiment vm; do
 	grep -Eq "^ +tracetax $c" "$TMP/man.out" || fail "man page: no synopsis of $c"
 done
 for o in $("$TT" run --help | grep -o -- '--[a-z-]*' | sort -u); do

@@ -48,7 +48,7 @@ grep -q "(see 'tracetax run --help')" "$TMP/err" || fail "want the --help hint: 
 [ -e "$TMP/r.json" ] && fail "a results file was written on bad input"
 "$TT" >/dev/null 2>&1; [ $? = 2 ] || fail "no command should exit 2"
 for c in "--help" "run --help" "list --help" "cleanup --help" "history --help" "show --help" \
-	"compare --help" "export --help" "import --help" "report --help"; do
+	"compare --help" "export --help" "import --help" "report --help" "vm --help"; do
 	# shellcheck disable=SC2086
 	"$TT" $c >"$TMP/out" 2>&1 || fail "'$c' failed"
 	grep -q usage "$TMP/out" || fail "'$c' printed no usage"

@@ -62,6 +62,9 @@ zero) boot; done_ok; rm "$share/rc"; ln -s /dev/zero "$share/rc" ;;
 leak) boot; done_ok; rm "$share/left"; ln -s "$FAKE_SECRET" "$share/left" ;;
 flood) ln -s /dev/zero "$share/stdout"; echo up >"$share/booted"; done_ok ;;
 big) boot; done_ok; head -c 70M /dev/zero | tr '\0' ' ' >>"$share/result.json" ;;
+# tracetax vm: the guest's command run here, as the guest's init runs it (but the chroot)
+exec) echo up >"$share/booted"; sh "$share/run.sh" </dev/null >"$share/stdout" 2>"$share/stderr"
+	echo $? >"$share/rc.tmp"; printf '%s' "${FAKE_LEFT:-}" >"$share/left"; mv "$share/rc.tmp" "$share/rc" ;;
 esac
 exit 0
 SH
@@ -180,6 +183,27 @@ FAKE_TCG=ok vmrun 40 pair --kernel "$K" --json "$TMP/pair.json"
 [ $rc = 0 ] || fail "pair --kernel: exit $rc: $(tail -n 3 "$TMP/err")"
 cmp -s "$TMP/pair.json" "$FAKE_DOC" || fail "pair --kernel --json: not the guest's document"
 [ "$(cat "$TMP/pair.old")" = old ] || fail "pair --kernel --json wrote into the old file, not a new one renamed over it"
+
+# tracetax vm: the command's exit code, its stdout and stderr apart, its
+# arguments as given, the host's working directory; what it left is an error.
+FAKE_TCG=exec vmrun 40 vm --kernel "$K" -- sh -c 'echo "out $1|$2|$TRACETAX_VM|$PWD"; echo err >&2; exit 7' sh "a b" "it's"
+[ $rc = 7 ] || fail "vm: exit $rc, not the command's 7: $(tail -n 3 "$TMP/err")"
+[ "$(cat "$TMP/out")" = "out a b|it's|tcg|$PWD" ] || fail "vm: stdout '$(cat "$TMP/out")'"
+grep -qx err "$TMP/err" || fail "vm: the command's stderr did not come back: $(cat "$TMP/err")"
+grep -q "^tracetax: kernel 9.9.9-fake booted under tcg in [0-9.]* s; its command has 1800 s (no estimate: 1800 s)$" "$TMP/err" ||
+	fail "vm: no boot line with its deadline: $(cat "$TMP/err")"
+FAKE_TCG=exec FAKE_LEFT="instance tracetax-1" vmrun 40 vm -q --kernel "$K" -- true
+fails_with "vm: a command that left tracing state" "^tracetax: error: the guest's command left 'instance tracetax-1' behind$"
+grep -q "booted under" "$TMP/err" && fail "vm -q: boot lines: $(cat "$TMP/err")"
+# bad input: one line, exit 2, nothing booted
+: >"$TMP/cmd"; chmod +x "$TMP/cmd"
+for bad in "vm" "vm -- true" "vm --kernel $K" "vm --kernel $K --" "vm --kernel $K --frob -- true" \
+	   "vm --kernel /etc/passwd -- true" "vm --kernel $K -- no-such-command-tt" "vm --kernel $K -- $TMP/cmd"; do
+	FAKE_TCG=exec vmrun 40 $bad
+	[ $rc = 2 ] || fail "tracetax $bad: exit $rc, not 2: $(cat "$TMP/err")"
+	[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "^tracetax: [a-z]" "$TMP/err" || fail "tracetax $bad: not one line: $(cat "$TMP/err")"
+	[ -s "$FAKE_LOG" ] && fail "tracetax $bad: booted: $(cat "$FAKE_LOG")"
+done
 
 # cleanup removes a dead tracetax's VM directory, and nobody else's.
 dead=4194304   # PID_MAX_LIMIT: no process can have it
