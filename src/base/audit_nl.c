@@ -605,33 +605,40 @@ bad:
 int audit_rules_parse(const char *path, const char *key, struct audit_ruleset *rs, char *err,
 		      size_t len)
 {
-	FILE *f = fopen(path, "r");
-	char line[8192];
+	char *text, *line, *next;
+	size_t n;
 	int lineno = 0, ret = 0;
 
 	memset(rs, 0, sizeof(*rs));
-	if (!f) {
-		snprintf(err, len, "cannot read rule file '%s': %s", path, strerror(errno));
+	if (read_user_file("rule file", path, AUDIT_RULES_MAX, &text, &n, err, len))
+		return -1;
+	if (strlen(text) != n) {
+		snprintf(err, len, "rule file '%s' is not text (a NUL byte)", path);
+		free(text);
 		return -1;
 	}
-	while (!ret && fgets(line, sizeof(line), f)) {
+	for (line = text; !ret && line && *line; line = next) {
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
 		lineno++;
+		if (strlen(line) >= AUDIT_LINE_MAX) {
+			snprintf(err, len, "rule file '%s' line %d: longer than %d bytes", path, lineno,
+				 AUDIT_LINE_MAX);
+			ret = -1;
+			break;
+		}
 		ret = parse_line(line, path, lineno, key, rs, err, len);
 	}
-	if (!ret && ferror(f)) {
-		snprintf(err, len, "cannot read rule file '%s': %s", path, strerror(errno));
-		ret = -1;
-	}
-	fclose(f);
+	free(text);
 	reset_builder();
 	if (!ret && !rs->n) {
 		snprintf(err, len, "rule file '%s' has no rule", path);
 		ret = -1;
 	}
 	if (!ret) {
-		int n;
+		int nd;
 
-		rules_digest(rs->rules, rs->n, false, rs->digest, &n);
+		rules_digest(rs->rules, rs->n, false, rs->digest, &nd);
 	}
 	if (ret)
 		audit_rules_free(rs);

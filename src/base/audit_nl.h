@@ -104,8 +104,11 @@ struct audit_ruleset {
 	char digest[AUDIT_DIGEST_LEN]; /* the set's identity (audit_nl_rules_digest's) */
 };
 
+/* A rule file's size and line's, at most: Debian's largest sets are some 40 KiB. */
+#define AUDIT_RULES_MAX (1u << 20)
+#define AUDIT_LINE_MAX 8192
 /*
- * Parses @path (auditctl -R's format) into @rs with every rule's keys
+ * Parses @path (auditctl -R's format; a regular file, at most AUDIT_RULES_MAX) into @rs with every rule's keys
  * replaced by @key. Control lines are counted in rs->dropped and left out:
  * tracetax owns the state while it measures. -1 and @err, one line in git's
  * style naming the file and line, for a file that cannot be read or a rule

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -158,6 +159,66 @@ char *slurp_fd(int fd, size_t max, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+const char *size_words(size_t max, char *buf, size_t len)
+{
+	if (max >= (1u << 20) && !(max & ((1u << 20) - 1)))
+		snprintf(buf, len, "%zu MiB", max >> 20);
+	else if (max >= (1u << 10) && !(max & ((1u << 10) - 1)))
+		snprintf(buf, len, "%zu KiB", max >> 10);
+	else
+		snprintf(buf, len, "%zu bytes", max);
+	return buf;
+}
+
+int read_user_file(const char *what, const char *path, size_t max, char **text, size_t *len,
+		   char *err, size_t errlen)
+{
+	/* O_NONBLOCK: the open of a FIFO with no writer would wait forever */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
+	struct stat st;
+	char words[32];
+	size_t n;
+
+	*text = NULL;
+	if (fd < 0 || fstat(fd, &st)) {
+		e = errno;
+		snprintf(err, errlen, "cannot read %s '%s': %s", what, path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s '%s' is %s", what, path,
+			 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+		close(fd);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > max) {
+		snprintf(err, errlen, "%s '%s' is larger than %s", what, path,
+			 size_words(max, words, sizeof(words)));
+		close(fd);
+		return -1;
+	}
+	/* a regular file never blocks; one more byte than @max tells one that grew */
+	*text = slurp_fd(fd, max + 1, &n);
+	e = errno;
+	close(fd);
+	if (!*text) {
+		snprintf(err, errlen, "cannot read %s '%s': %s", what, path, strerror(e));
+		return -1;
+	}
+	if (n > max) {
+		free(*text);
+		*text = NULL;
+		snprintf(err, errlen, "%s '%s' is larger than %s", what, path,
+			 size_words(max, words, sizeof(words)));
+		return -1;
+	}
+	if (len)
+		*len = n;
+	return 0;
 }
 
 void utc_iso(time_t t, char *buf, size_t len)

@@ -49,6 +49,20 @@ int write_file_str(const char *path, const char *s);
 char *slurp_fd(int fd, size_t max, size_t *len);
 
 /*
+ * A file a user named (a rule file, a plan, a results document): read
+ * whole, as untrusted input. Opened without waiting (a FIFO never blocks
+ * it) and checked with fstat before a byte is read: a regular file only
+ * (never /dev/zero, a FIFO, a directory), at most @max bytes. Its text,
+ * NUL-ended, in *@text (to free), its length in *@len (may be NULL). 0, or
+ * -1 and one line in @err naming @what and @path: "rule file '/dev/zero'
+ * is not a regular file".
+ */
+int read_user_file(const char *what, const char *path, size_t max, char **text, size_t *len,
+		   char *err, size_t errlen);
+/* @max for people: "64 MiB", "512 KiB", "100 bytes". */
+const char *size_words(size_t max, char *buf, size_t len);
+
+/*
  * Times as tracetax writes them, ISO 8601 UTC to the second,
  * "2025-01-02T03:04:05Z": @t so written into @buf (UTC_ISO_LEN bytes are
  * enough), and read back, strictly (the whole string): 0, or -1.

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "cli/cli.h"
 #include "measure/pair.h"
 #include "cli/planfile.h"
@@ -454,24 +455,12 @@ int planfile_parse(const char *path, const char *text, struct planfile *pf, char
 
 int planfile_load(const char *path, struct planfile *pf, char *err, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	char *text = NULL;
-	size_t n = 0;
+	char *text;
 	int rc;
 
-	if (!f) {
-		snprintf(err, len, "cannot open plan '%s': %s", path, strerror(errno));
-		return -1;
-	}
 	/* a plan is a page or two: a bigger file is not one */
-	text = calloc(1, 65537);
-	n = text ? fread(text, 1, 65536, f) : 0;
-	fclose(f);
-	if (!text || n == 65536) {
-		free(text);
-		snprintf(err, len, "plan '%s' is too long (64 KiB at most)", path);
+	if (read_user_file("plan", path, PLANFILE_MAX, &text, NULL, err, len))
 		return -1;
-	}
 	rc = planfile_parse(path, text, pf, err, len);
 	free(text);
 	return rc;

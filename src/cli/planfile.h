@@ -76,8 +76,10 @@ struct planfile {
 	int nclaims;
 };
 
+/* A plan is a page or two: a regular file of at most this. */
+#define PLANFILE_MAX (64u << 10)
 /*
- * Reads and checks @path. 0, or -1 with one line in @err that names the
+ * Reads and checks @path (base/util.h's read_user_file). 0, or -1 with one line in @err that names the
  * file, the line and the field ("plan.tt:12: unknown field 'trcers'").
  */
 int planfile_load(const char *path, struct planfile *pf, char *err, size_t len);

@@ -276,29 +276,22 @@ int doc_parse(struct doc *d, char *text, size_t len, char *err, size_t errlen)
 
 int doc_read_file(struct doc *d, const char *path, char *err, size_t errlen)
 {
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	struct stat st;
 	char *text;
 	size_t len;
 
 	memset(d, 0, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", path);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+	if (!strcmp(path, "-")) {
+		/* at most DOC_MAX_BYTES + 1: one more says "too large" without reading it all */
+		if (!(text = slurp_fd(STDIN_FILENO, (size_t)DOC_MAX_BYTES + 1, &len))) {
+			snprintf(err, errlen, "cannot read '-': %s", strerror(errno));
+			return -1;
+		}
+	} else if (read_user_file("results document", path, DOC_MAX_BYTES, &text, &len, err,
+				  errlen)) {
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(EISDIR));
-		close(fd);
-		return -1;
-	}
-	/* at most DOC_MAX_BYTES + 1: one more says "too large" without reading it all */
-	text = slurp_fd(fd, (size_t)DOC_MAX_BYTES + 1, &len);
-	if (!text)
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-	if (fd != STDIN_FILENO)
-		close(fd);
-	return text ? doc_parse(d, text, len, err, errlen) : -1;
+	return doc_parse(d, text, len, err, errlen);
 }
 
 void doc_release(struct doc *d)

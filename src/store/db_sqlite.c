@@ -102,6 +102,11 @@ static int sq_connect(struct store *s, const char *path, bool create, char *err,
 			snprintf(err, errlen, "cannot open results store '%s': %s", path, strerror(errno));
 		return -1;
 	}
+	/* a FIFO would block SQLite's first read, a device take its writes */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "results store '%s' is not a regular file", path);
+		return -1;
+	}
 	if (create && (make_parents(path, err, errlen) || check_writable(path, err, errlen)))
 		return -1;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),

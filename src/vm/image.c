@@ -14,7 +14,8 @@ int vm_kernel_release(const char *path, char *release, size_t len, char *err, si
 	unsigned char hdr[0x280];
 	char ver[160];
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO with no writer would hold the open forever */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)

@@ -8,20 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "vm/buf.h"
 #include "vm/say.h"
 #include "vm/share.h"
-
-static const char *size_words(size_t max, char *buf, size_t len)
-{
-	if (max >= (1u << 20))
-		snprintf(buf, len, "%zu MiB", max >> 20);
-	else if (max >= (1u << 10))
-		snprintf(buf, len, "%zu KiB", max >> 10);
-	else
-		snprintf(buf, len, "%zu bytes", max);
-	return buf;
-}
 
 /* What is wrong with a file of the share, or NULL: a regular file of one name. */
 static const char *not_plain(const struct stat *st)
