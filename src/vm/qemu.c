@@ -128,7 +128,7 @@ enum boot qemu_boot(const struct vm_spec *spec, const char *tmp, const char *acc
 		    struct vm_outcome *o, char *err, size_t errlen)
 {
 	struct share_tail tails[2] = {
-		{ "stdout", -1, spec->stdout_to_stderr ? 2 : 1, 0 }, { "stderr", -1, 2, 0 },
+		{ "stdout", -1, spec->stdout_to_stderr ? 2 : 1, 0, false }, { "stderr", -1, 2, 0, false },
 	};
 	char share[PATH_MAX];
 	uint64_t t0 = now_ns(), tb = 0;

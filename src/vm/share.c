@@ -13,6 +13,21 @@
 #include "vm/say.h"
 #include "vm/share.h"
 
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 /* What is wrong with a file of the share, or NULL: a regular file of one name. */
 static const char *not_plain(const struct stat *st)
 {
@@ -27,30 +42,35 @@ static const char *not_plain(const struct stat *st)
 
 /*
  * @dir/@name opened for reading: the fd; -2 no such file; -1 refused, err
- * set. lstat first, so that a device node is never opened (an open can
- * have effects of its own); O_NOFOLLOW and fstat again, for a name
- * replaced in between; O_NONBLOCK, for a FIFO made in between.
+ * set. A device node must never be opened (an open can have effects of
+ * its own), and a name checked then opened can be another file by the
+ * open: the name is opened O_PATH|O_NOFOLLOW (which opens nothing: no
+ * device's open, no FIFO's wait, a symlink itself), that inode checked
+ * with fstat, and that same inode then opened for reading through
+ * /proc/self/fd, O_NONBLOCK and O_NOCTTY.
  */
 static int share_open(const char *dir, const char *name, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], self[64];
 	struct stat st;
-	const char *bad;
-	int fd;
+	const char *bad = NULL;
+	int pfd, fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (lstat(path, &st))
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
 		return errno == ENOENT ? -2 : ERR("the guest's share: '%s': %s", name, strerror(errno));
-	if ((bad = not_plain(&st)))
-		return ERR("the guest's share: '%s' %s", name, bad);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ELOOP ? ERR("the guest's share: '%s' is a symbolic link", name) :
-		       errno == ENOENT ? -2 : ERR("the guest's share: '%s': %s", name, strerror(errno));
-	if (fstat(fd, &st) || (bad = not_plain(&st))) {
-		close(fd);
-		return ERR("the guest's share: '%s' %s", name, bad ? bad : strerror(errno));
+	if (fstat(pfd, &st) || (bad = not_plain(&st))) {
+		int e = errno;
+
+		close(pfd);
+		return ERR("the guest's share: '%s' %s", name, bad ? bad : strerror(e));
 	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return ERR("the guest's share: '%s': %s", name, strerror(errno));
 	return fd;
 }
 
@@ -101,9 +121,48 @@ void share_clear(const char *dir)
 	}
 }
 
+/*
+ * What the guest printed, on its way to the host's terminal: the guest's
+ * root may print anything, and an escape sequence moves the cursor,
+ * retitles the window or rewrites what tracetax said. Every control
+ * character but a newline and a tab is shown in caret notation (ESC as
+ * "^[", CR as "^M", DEL as "^?"), and so is a C1 one, UTF-8's C2 80..9F
+ * (CSI for a terminal that reads them), as "^[" and its letter ("^[[" for
+ * CSI). @t->lead holds a C2 that ended the last read. Into @out, at most
+ * 3 bytes of it for each byte of @in: its length.
+ */
+static size_t sanitize(struct share_tail *t, const unsigned char *in, size_t n, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = in[i];
+
+		if (t->lead) {
+			t->lead = false;
+			if (c >= 0x80 && c <= 0x9f) {
+				out[o++] = '^';
+				out[o++] = '[';
+				out[o++] = (char)(c - 0x80 + 0x40);
+				continue;
+			}
+			out[o++] = (char)0xc2;
+		}
+		if (c == 0xc2) {
+			t->lead = true;
+		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+			out[o++] = '^';
+			out[o++] = c == 0x7f ? '?' : (char)(c + 0x40);
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	return o;
+}
+
 int share_tail_pump(const char *dir, struct share_tail *t, char *err, size_t errlen)
 {
-	char buf[65536], words[32];
+	char buf[65536], clean[3 * sizeof(buf) + 1], words[32];
 	ssize_t n;
 
 	if (t->fd < 0) {
@@ -118,7 +177,7 @@ int share_tail_pump(const char *dir, struct share_tail *t, char *err, size_t err
 			return ERR("the guest's share: '%s' is larger than %s", t->name,
 				   size_words(SHARE_TAIL_MAX, words, sizeof(words)));
 		t->copied += (size_t)n;
-		if (write(t->out, buf, (size_t)n) < 0)
+		if (write_all(t->out, clean, sanitize(t, (unsigned char *)buf, (size_t)n, clean)))
 			break;
 	}
 	return 0;
@@ -126,6 +185,9 @@ int share_tail_pump(const char *dir, struct share_tail *t, char *err, size_t err
 
 void share_tail_close(struct share_tail *t)
 {
+	/* a C2 the guest's last byte: a character of its own, not a C1's first half */
+	if (t->lead && write_all(t->out, "\xc2", 1) == 0)
+		t->lead = false;
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;

@@ -28,11 +28,15 @@ bool share_has(const char *dir, const char *name);
 /* What the guests of a former boot wrote, removed. */
 void share_clear(const char *dir);
 
-/* A file the guest appends to, copied to @out as it grows. */
+/*
+ * A file the guest appends to, copied to @out as it grows, its control
+ * characters (escape sequences) in caret notation: "^[" for ESC.
+ */
 struct share_tail {
 	const char *name;
 	int fd, out;
 	size_t copied;
+	bool lead;                /* the last byte read was a C2, held back */
 };
 /* What the guest added since the last call, copied: 0, or -1 refused with err. */
 int share_tail_pump(const char *dir, struct share_tail *t, char *err, size_t errlen);

@@ -152,7 +152,7 @@ static void test_too_large(void **state)
 
 static void test_tails(void **state)
 {
-	struct share_tail t = { "stdout", -1, -1, 0 };
+	struct share_tail t = { "stdout", -1, -1, 0, false };
 	int fd;
 
 	(void)state;
@@ -176,10 +176,47 @@ static void test_tails(void **state)
 	close(t.out);
 }
 
+/*
+ * What the guest prints reaches the host's terminal with no control
+ * character of it: an OSC that retitles the window, a CSI (ESC [ and
+ * UTF-8's C1 one) that clears the screen, a CR that overwrites the line, a
+ * C2 split across two reads; text, UTF-8, newlines and tabs as they were.
+ */
+static void test_tail_sanitized(void **state)
+{
+	static const char guest[] = "ok\x1b]0;pwned\x07\tline\r\x1b[2J\xc2\x9b" "31m\x7f caf\xc3\xa9 \xc2";
+	static const char want[] = "ok^[]0;pwned^G\tline^M^[[2J^[[31m^? caf\xc3\xa9 ^[[\n";
+	struct share_tail t = { "stdout", -1, -1, 0, false };
+	char got[256];
+	int p[2], fd;
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	t.out = p[1];
+	unlink(at("stdout"));
+	fd = open(at("stdout"), O_WRONLY | O_CREAT | O_APPEND, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, guest, sizeof(guest) - 1), (ssize_t)sizeof(guest) - 1);
+	assert_int_equal(share_tail_pump(dir, &t, err, sizeof(err)), 0);
+	/* the C2 the last read ended with: a C1 once the next read brings its second byte */
+	assert_int_equal(write(fd, "\x9b\n", 2), 2);
+	assert_int_equal(share_tail_pump(dir, &t, err, sizeof(err)), 0);
+	close(fd);
+	share_tail_close(&t);
+	close(p[1]);
+	n = read(p[0], got, sizeof(got) - 1);
+	close(p[0]);
+	assert_true(n >= 0);
+	got[n] = '\0';
+	assert_string_equal(got, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_tail_sanitized),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_hard_link),
