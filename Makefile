@@ -11,7 +11,7 @@
 # that installs those alone. Not for the goals that install them (deps-*;
 # run, check and asan install theirs before they build) or need none (clean).
 ifeq ($(NO_DEPS_CHECK),)
-ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz debian-kernel uninstall deb check-deb,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz debian-kernel debian-kernels uninstall deb check-deb,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
 $(error run 'make deps-build' as root to install them)
 endif
@@ -88,7 +88,7 @@ UST_STAMP := $(B)/ust-cflags
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel install uninstall \
+.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel debian-kernels install uninstall \
 	programs deb check-deb FORCE
 .SECONDARY:
 
@@ -304,8 +304,17 @@ deps-all:
 
 # Debian's current kernel package, unpacked (not installed) under build/kernel/,
 # for `tracetax run --kernel` and t_vm.sh; the image's path is the last line.
+# KERNEL_SUITE=bookworm-backports KERNEL_FLAVOUR=rt-amd64 choose another
+# (scripts/debian-kernel.sh); debian-kernels fetches the three that
+# `tracetax experiment run kernels` compares: 6.1, and 6.12 and 6.12-rt
+# from bookworm-backports.
 debian-kernel:
+	@KERNEL_SUITE='$(KERNEL_SUITE)' KERNEL_FLAVOUR='$(KERNEL_FLAVOUR)' scripts/debian-kernel.sh $(B)/kernel
+
+debian-kernels:
 	@scripts/debian-kernel.sh $(B)/kernel
+	@KERNEL_SUITE=bookworm-backports scripts/debian-kernel.sh $(B)/kernel
+	@KERNEL_SUITE=bookworm-backports KERNEL_FLAVOUR=rt-amd64 scripts/debian-kernel.sh $(B)/kernel
 
 run: deps-run
 	@$(MAKE) --no-print-directory all

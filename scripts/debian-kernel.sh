@@ -6,6 +6,14 @@
 # is reused, and nothing is fetched when the metapackage still points to it.
 #
 # Usage: scripts/debian-kernel.sh [DIR]   (default: build/kernel)
+#   KERNEL_SUITE=bookworm-backports  the suite it comes from (default: what
+#                                    apt's sources already hold). A suite apt
+#                                    is not given is fetched with a private
+#                                    sources list and lists of its own under
+#                                    DIR/.apt/SUITE, from the mirror apt's own
+#                                    configuration names for the base suite
+#                                    (scripts/apt-suites.sh): no host here.
+#   KERNEL_FLAVOUR=rt-amd64          the flavour (default: the architecture)
 # For `tracetax run --kernel`, the VM runner (src/vm/) and t_vm.sh:
 # the modules are in DIR/VERSION/lib/modules/VERSION beside the image.
 set -eu
@@ -14,9 +22,33 @@ dir=${1:-build/kernel}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
-meta=linux-image-$arch
+flavour=${KERNEL_FLAVOUR:-$arch}
+suite=${KERNEL_SUITE:-}
+meta=linux-image-$flavour
+here=$(cd "$(dirname "$0")" && pwd)
 
 die() { echo "tracetax: $*" >&2; exit 1; }
+case $flavour in *[!a-z0-9-]*|'') die "flavour '$flavour' is not a kernel flavour" ;; esac
+case $suite in *[!a-z0-9-]*) die "suite '$suite' is not a suite name" ;; esac
+
+# apt's options: none for the suites apt has; for another suite, a
+# sources list, lists and cache of its own (apt's sources are not touched)
+set --
+if [ -n "$suite" ] && ! sh "$here/apt-suites.sh" "$suite" | awk -v s="$suite" '$2 == s { f = 1 } END { exit !f }'; then
+	base=${suite%%-*}
+	uri=$(sh "$here/apt-suites.sh" "$base" | awk -v s="$base" '$2 == s { print $1; exit }')
+	[ -n "$uri" ] || die "apt's sources name no mirror for '$base': suite '$suite' cannot be had"
+	priv=$dir/.apt/$suite
+	mkdir -p "$priv/lists/partial" "$priv/cache/archives/partial" "$priv/parts"
+	echo "deb $uri $suite main" >"$priv/sources.list"
+	set -- -o "Dir::Etc::SourceList=$priv/sources.list" -o "Dir::Etc::SourceParts=$priv/parts" \
+		-o "Dir::State::Lists=$priv/lists" -o "Dir::Cache=$priv/cache" -o APT::Sandbox::User=root
+	if ! ls "$priv/lists/"*Packages* >/dev/null 2>&1 || [ -n "$(find "$priv/lists" -maxdepth 1 -name "*Packages*" -mmin +1440)" ]; then
+		echo "tracetax: fetching the package lists of $suite" >&2
+		apt-get "$@" update -qq >/dev/null 2>"$priv/err" ||
+			echo "tracetax: apt-get update of $suite failed: $(tail -n 1 "$priv/err")" >&2
+	fi
+fi
 
 command -v apt-cache >/dev/null 2>&1 || die "no apt-cache here: Debian's kernel package cannot be had"
 command -v dpkg-deb >/dev/null 2>&1 || die "no dpkg-deb here: Debian's kernel package cannot be unpacked"
@@ -25,17 +57,19 @@ command -v dpkg-deb >/dev/null 2>&1 || die "no dpkg-deb here: Debian's kernel pa
 # A machine whose package lists were never fetched knows no metapackage:
 # fetch them once, as root.
 resolve() {
-	apt-cache depends "$meta" 2>/dev/null |
-		sed -n "s/^ *Depends: \(linux-image-[0-9][^ ]*-$arch\)\$/\1/p" | head -n 1
+	apt-cache "$@" depends "$meta" 2>/dev/null |
+		sed -n "s/^ *Depends: \(linux-image-[0-9][^ ]*-$flavour\)\$/\1/p" | head -n 1
 }
-pkg=$(resolve)
-if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+pkg=$(resolve "$@")
+if [ -z "$pkg" ] && [ "$(id -u)" = 0 ] && [ $# = 0 ]; then
 	apt-get update -qq >/dev/null 2>&1 || true
-	pkg=$(resolve)
+	pkg=$(resolve "$@")
 fi
 if [ -z "$pkg" ]; then
 	# Offline, or no package lists: reuse what an earlier run unpacked.
-	last=$(ls -d "$dir"/*/boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+	# the flavour's own: amd64 is not rt-amd64
+	last=$(ls -d "$dir"/*/boot/vmlinuz-*-"$flavour" 2>/dev/null |
+		grep -Ev -- "-[a-z]+-$flavour\$" | sort -V | tail -n 1)
 	[ -n "$last" ] || die "package '$meta' not known to apt-cache: no Debian kernel to fetch"
 	echo "$last"
 	exit 0
@@ -57,7 +91,7 @@ if [ -z "$deb" ]; then
 	# apt-get download writes into the current directory, as the _apt user
 	# when it can: a directory of our own that it may write to.
 	chmod 755 "$tmp"
-	(cd "$tmp" && apt-get download -q "$pkg" >/dev/null 2>"$tmp/err") ||
+	(cd "$tmp" && apt-get "$@" download -q "$pkg" >/dev/null 2>"$tmp/err") ||
 		die "apt-get download $pkg failed: $(tail -n 1 "$tmp/err" 2>/dev/null)"
 	deb=$(ls "$tmp"/"${pkg}"_*.deb 2>/dev/null | head -n 1)
 	[ -n "$deb" ] || die "apt-get download $pkg wrote no package"
