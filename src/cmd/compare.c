@@ -32,7 +32,9 @@ static const char usage_compare[] =
 	"than its rounds explain, or, for a run of one round, varied more than 5%\n"
 	"between reps ('noisy'). No verdicts at all when one run is a guest of\n"
 	"run --kernel under TCG and the other is not: an emulated CPU's ns are not\n"
-	"costs ('not comparable'; two TCG guests compare with each other).\n"
+	"costs ('not comparable'; two TCG guests compare with each other). A run\n"
+	"in instructions (run --kernel under qemu's -icount) and one in ns are\n"
+	"refused: one line, exit 5.\n"
 	"Exit: 0 nothing worse, 4 a cell is worse, 5 not comparable, 1 a store\n"
 	"error, 2 bad input.\n";
 
@@ -140,14 +142,14 @@ static void print_uncompared(FILE *f, const struct cmp *c, const struct cmp_styl
 	}
 }
 
-static void print_footer(FILE *f, const struct cmp *c, const struct cmp_style *st)
+static void print_footer(FILE *f, const struct cmp *c, const struct cmp_style *st, bool instr)
 {
 	fprintf(f, "\n%d worse, %d better, %d same, %d too few reps, %d noisy", c->worse, c->better,
 		c->same, c->too_few, c->noisy);
 	if (c->incomparable[0])
 		fprintf(f, ", %d not comparable (%s)", c->not_comparable, c->incomparable);
 	fputc('\n', f);
-	fprintf(f, "%sA, B: mean overhead per event (ns) over each run's round means (its reps, for a\n"
+	fprintf(f, "%sA, B: mean overhead per event (%s) over each run's round means (its reps, for a\n"
 		"run of one round); B - A [95%% CI]: Welch's t over those units; p: that t test's,\n"
 		"two-sided, unadjusted. A verdict is worse or better when that p, Holm-adjusted over\n"
 		"the %d cell%s compared (family-wise error 5%% when the units are independent: rounds\n"
@@ -156,7 +158,8 @@ static void print_footer(FILE *f, const struct cmp *c, const struct cmp_style *s
 		"on a side), a baseline that moved between the runs (by more than the threshold,\n"
 		"and significantly: noisy), or, for a run of one round, a noisy baseline (cv above\n"
 		"%.0f%%)%s\n",
-		st->dim, c->family, c->family == 1 ? "" : "s", c->threshold_pct, COMPARE_MIN_UNITS,
+		st->dim, instr ? "instructions" : "ns", c->family, c->family == 1 ? "" : "s",
+		c->threshold_pct, COMPARE_MIN_UNITS,
 		COMPARE_NOISY_CV * 100, st->reset);
 }
 
@@ -181,6 +184,13 @@ int cmd_compare(int argc, char **argv)
 	st = cmd_want_colour(a.colour, STDOUT_FILENO) ? &ansi : &plain;
 	cmd_load_run(a.runs[0], a.store, &da);
 	cmd_load_run(a.runs[1], a.store, &db);
+	/* a unit, not a label: instructions are never set beside ns */
+	if (compare_units_apart(&da.r, &db.r, err, sizeof(err))) {
+		error("runs '%s' and '%s' cannot be compared: %s", a.runs[0], a.runs[1], err);
+		doc_release(&da);
+		doc_release(&db);
+		return EXIT_NOT_COMPARABLE;
+	}
 	compare_runs(&da.r, &db.r, a.threshold, &c);
 	compare_print_env(stdout, &da, &db, st);
 	if (fabs(c.base_shift) * 100 > c.threshold_pct)
@@ -190,13 +200,16 @@ int cmd_compare(int argc, char **argv)
 	plan_widths(&c, &w);
 	fputs(st->bold, stdout);
 	print_key(stdout, &w, "tracer", "workload", "thr");
-	printf("  %9s  %9s  %-26s  %6s  %6s  %s%s\n", "A ns", "B ns", "B - A [95% CI]", "B/A", "p",
+	bool instr = results_in_instructions(&da.r.env);
+
+	printf("  %9s  %9s  %-26s  %6s  %6s  %s%s\n", instr ? "A instr" : "A ns",
+	       instr ? "B instr" : "B ns", "B - A [95% CI]", "B/A", "p",
 	       "verdict", st->reset);
 	for (int i = 0; i < c.nrows; i++)
 		if (c.rows[i].compared)
 			print_row(stdout, &w, &c.rows[i], c.threshold_pct, st);
 	print_uncompared(stdout, &c, st);
-	print_footer(stdout, &c, st);
+	print_footer(stdout, &c, st, instr);
 	int ret = c.incomparable[0] ? EXIT_NOT_COMPARABLE : c.worse ? EXIT_WORSE : 0;
 
 	compare_release(&c);

@@ -172,7 +172,8 @@ int session_vm(struct vm_spec *spec, int wait_s, struct vm_outcome *o)
 	}
 	if (!spec->quiet)
 		fprintf(stderr, "tracetax: the VM (kernel %s, %s) booted in %.1f s, ran %.1f s%s%s\n",
-			o->release, o->accel, o->boot_s, o->total_s, o->accel_note[0] ? "; " : "",
+			o->release, o->icount ? "tcg with icount" : o->accel, o->boot_s, o->total_s,
+			o->accel_note[0] ? "; " : "",
 			o->accel_note);
 	ret = o->exit_code;
 	/* what tracetax must never do, seen where it ran: a teardown that failed */

@@ -48,6 +48,11 @@ struct cmp {
  * says where each ran. Two TCG guests compare with each other, as do KVM
  * guests and the host. compare_runs then gives no verdicts.
  */
+/*
+ * One run's figures are instructions (qemu's -icount, environment.unit) and
+ * the other's ns: nothing of one can be set beside the other. @why: the line.
+ */
+bool compare_units_apart(const struct results *a, const struct results *b, char *why, size_t len);
 bool compare_emulated_apart(const struct results *a, const struct results *b, char *why,
 			    size_t len);
 /* Matches cells by (workload, tracer, threads, target) and compares them. */

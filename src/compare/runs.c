@@ -162,6 +162,18 @@ static void base_shift(struct cmp *c)
 	free(s);
 }
 
+bool compare_units_apart(const struct results *a, const struct results *b, char *why, size_t len)
+{
+	const char *ua = results_unit(&a->env), *ub = results_unit(&b->env);
+
+	if (!strcmp(ua, ub))
+		return false;
+	snprintf(why, len, "A is in %s/event%s, B in %s/event%s: instructions and ns are not "
+		 "comparable", ua, strcmp(ua, "ns") ? " (qemu -icount)" : "", ub,
+		 strcmp(ub, "ns") ? " (qemu -icount)" : "");
+	return true;
+}
+
 bool compare_emulated_apart(const struct results *a, const struct results *b, char *why,
 			    size_t len)
 {

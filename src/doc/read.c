@@ -85,6 +85,19 @@ static int read_env(struct rd *x, json_t *d, struct environment *e)
 		rd_push(x, "vm");
 		ret = rd_fail(x, "want \"kvm\", \"tcg\" or null");
 	}
+	/* since -icount: absent (ns) from older documents and runs on a machine */
+	if (!ret && json_object_get(o, "unit"))
+		ret = rd_str(x, o, "unit", e->unit, sizeof(e->unit), F_NULL);
+	if (!ret && e->unit[0] && strcmp(e->unit, "ns") && strcmp(e->unit, "instructions")) {
+		rd_push(x, "unit");
+		ret = rd_fail(x, "want \"instructions\", \"ns\" or null");
+	}
+	if (!ret && !strcmp(e->unit, "ns"))
+		e->unit[0] = '\0';
+	if (!ret && e->unit[0] && strcmp(e->vm, "tcg")) {
+		rd_push(x, "unit");
+		ret = rd_fail(x, "instructions only in a TCG guest (vm \"tcg\")");
+	}
 	/* 2025-01-02T03:04:05Z: the store sorts and prints it as it is */
 	if (!ret && (strlen(e->started) != 20 || utc_parse(e->started, &t))) {
 		rd_push(x, "started");

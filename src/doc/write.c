@@ -78,6 +78,9 @@ static json_t *env_json(const struct environment *e)
 	 */
 	if (o && e->vm[0])
 		json_object_set_new(o, "vm", str(e->vm));
+	/* under qemu's -icount: every ns figure is an instruction; absent: ns */
+	if (o && results_in_instructions(e))
+		json_object_set_new(o, "unit", str("instructions"));
 	return o;
 }
 

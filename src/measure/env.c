@@ -304,4 +304,8 @@ void environment_collect(struct environment *env)
 	other_tracers(env->other_tracers, sizeof(env->other_tracers));
 	tool_versions(tool, env->tools, sizeof(env->tools));
 	vm_accel(env->vm, sizeof(env->vm));
+	/* the guest's clock is qemu's instruction counter (vm/accel.c) */
+	if (!strcmp(env->vm, "tcg") && getenv(VM_UNIT_ENV) &&
+	    !strcmp(getenv(VM_UNIT_ENV), "instructions"))
+		copy_str(env->unit, sizeof(env->unit), "instructions");
 }

@@ -38,9 +38,13 @@ static void header(FILE *f, const struct results *r)
 	cell_text(f, e->virtualization);
 	fprintf(f, ", %s reps, started %s\n\n", results_reps_ran(r, reps, sizeof(reps), &rounds),
 		e->started);
-	fputs("| tracer | workload | threads | base ns | traced ns | +ns/event [95% CI] | slowdown "
-	      "| hits/events | lost | note |\n"
-	      "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n", f);
+	if (results_in_instructions(e))
+		fputs("In a VM under qemu's -icount: every figure is guest **instructions**, not ns "
+		      "(docs/vm.md).\n\n", f);
+	fprintf(f, "| tracer | workload | threads | base %s | traced %s | +%s/event [95%% CI] | "
+		"slowdown | hits/events | lost | note |\n"
+		"|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n", results_unit(e), results_unit(e),
+		results_unit(e));
 }
 
 static void row(FILE *f, const struct cell *c)
@@ -87,8 +91,8 @@ int output_markdown(const struct results *r, FILE *f)
 		format_ns(ns, sizeof(ns), r->floors[i].ns);
 		fputs("- noise floor, ", f);
 		cell_text(f, r->floors[i].workload);
-		fprintf(f, " %d thread%s: %s ns/event (A/A cell)\n", r->floors[i].threads,
-			r->floors[i].threads == 1 ? "" : "s", ns);
+		fprintf(f, " %d thread%s: %s %s/event (A/A cell)\n", r->floors[i].threads,
+			r->floors[i].threads == 1 ? "" : "s", ns, results_unit(&r->env));
 	}
 	return ferror(f) ? -1 : 0;
 }

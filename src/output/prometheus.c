@@ -11,6 +11,7 @@
  * textfile collector refuses them; the run's start is a gauge instead.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -159,8 +160,17 @@ int output_prometheus(const struct results *r, FILE *f)
 	}
 	for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
 		const struct family *m = &families[k];
+		/* under qemu's -icount a figure is instructions: a metric of its own, unscaled */
+		bool instr = m->kind == NS && results_in_instructions(&r->env);
+		char name[128];
+		size_t n = strlen(m->name);
 
-		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", m->name, m->help, m->name);
+		if (instr)
+			snprintf(name, sizeof(name), "%.*s_instructions", (int)(n - 8), m->name);
+		else
+			snprintf(name, sizeof(name), "%s", m->name);
+		fprintf(f, "# HELP %s %s%s\n# TYPE %s gauge\n", name,
+			instr ? "In guest instructions (qemu -icount), not time. " : "", m->help, name);
 		for (int i = 0; i < r->ncells; i++) {
 			const struct cell *c = &r->cells[i];
 			double v;
@@ -170,9 +180,9 @@ int output_prometheus(const struct results *r, FILE *f)
 			v = m->get(c);
 			if (isnan(v))	/* undefined (hits a tracer cannot count): no sample */
 				continue;
-			fputs(m->name, f);
+			fputs(name, f);
 			cell_labels(f, r, c, NULL);
-			value(f, m->kind == NS ? v * 1e-9 : v);
+			value(f, m->kind == NS && !instr ? v * 1e-9 : v);
 		}
 	}
 	return ferror(f) ? -1 : 0;

@@ -24,6 +24,17 @@ static const char *const col_head[NCOLS] = {
 	"tracer", "workload", "thr", "base ns", "traced ns", "+ns/event [95% CI]",
 	"slowdown", "hits/events", "lost", "tracer cpu", "kernel cpu", "prog ns", "start/exit ms",
 };
+/* under qemu's -icount (environment.unit): the same figures, in instructions */
+static const char *const col_head_instr[NCOLS] = {
+	"tracer", "workload", "thr", "base instr", "traced instr", "+instr/event [95% CI]",
+	"slowdown", "hits/events", "lost", "tracer cpu", "kernel cpu", "prog instr", "start/exit ms",
+};
+
+static const char *const *heads(const struct results *r)
+{
+	return results_in_instructions(&r->env) ? col_head_instr : col_head;
+}
+
 /* text columns align left, numbers right */
 static const bool col_left[NCOLS] = { true, true };
 
@@ -138,7 +149,7 @@ static void plan_layout(const struct results *r, struct layout *l)
 
 	for (int k = 0; k < NCOLS; k++) {
 		l->show[k] = true;
-		l->width[k] = (int)strlen(col_head[k]);
+		l->width[k] = (int)strlen(heads(r)[k]);
 	}
 	l->show[COL_WORKLOAD] = varies(r, true);
 	l->show[COL_THREADS] = varies(r, false);
@@ -207,7 +218,7 @@ static void print_floors(FILE *out, const struct results *r, const struct style 
 			fprintf(out, "noise floor, %s %dT: ", f->workload, f->threads);
 		else
 			fprintf(out, "noise floor: ");
-		fprintf(out, "%s ns/event (A/A cell: [%s, %s])\n", ns, lo, hi);
+		fprintf(out, "%s %s/event (A/A cell: [%s, %s])\n", ns, results_unit(&r->env), lo, hi);
 		if (f->excludes_zero)
 			fprintf(out, "%swarning: the A/A interval excludes 0: this machine's noise exceeds "
 				"the stated CIs%s\n", st->yellow, st->reset);
@@ -280,7 +291,10 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 		e->clocksource, e->virtualization, e->governor, reps, rounds, rounds > 1 ? "s" : "",
 		(unsigned long long)r->opts.seed, r->opts.target[0] ? ", target " : "",
 		r->opts.target);
-	if (e->vm[0])
+	if (e->vm[0] && results_in_instructions(e))
+		fprintf(out, "%sin a VM: kernel %s, accel tcg with -icount: every figure is guest "
+			"instructions (instructions/event), not ns%s\n", st->yellow, e->kernel, st->reset);
+	else if (e->vm[0])
 		fprintf(out, "%sin a VM: kernel %s, accel %s%s%s\n", st->yellow, e->kernel, e->vm,
 			strcmp(e->vm, "tcg") ? "" : " (emulated CPU: the ns are not costs)", st->reset);
 	if (r->opts.precision > 0)
@@ -299,8 +313,9 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 		format_ns(lo, sizeof(lo), k->ci95[0]);
 		format_ns(hi, sizeof(hi), k->ci95[1]);
 		/* the sign as measured: on a busy machine the mean can come out below 0 */
-		fprintf(out, "bpf stats: %s%s ns/event [%s, %s] while on (%s, %d pairs); in no figure "
-			"below\n", k->mean >= 0 ? "+" : "", m, lo, hi, k->tracer, k->pairs);
+		fprintf(out, "bpf stats: %s%s %s/event [%s, %s] while on (%s, %d pairs); in no figure "
+			"below\n", k->mean >= 0 ? "+" : "", m, results_unit(&r->env), lo, hi, k->tracer,
+			k->pairs);
 	}
 	print_audit_residue(out, &r->audit_residue, st);
 	fputc('\n', out);
@@ -387,6 +402,17 @@ static void print_footer(FILE *out, const struct style *st, bool reader, bool kr
 		"detach) to the tool's exit, mean" : "", st->reset);
 }
 
+void output_table_instructions_note(FILE *out, const char *dim, const char *reset)
+{
+	fprintf(out, "%s"
+		"instr: guest instructions, counted by qemu's -icount shift=0 (its clock: 1 ns an\n"
+		"instruction), within about 0.5%% whatever the host's load. They are not cycles:\n"
+		"a trap (int3), a serializing instruction, a cache miss or a mitigation costs many\n"
+		"cycles and counts as one instruction. On Debian's 6.1, kprobe reads 378 and tp 425\n"
+		"instructions an event, while the kernel's trig bench has kprobe slower in M/s\n"
+		"(docs/vm.md)%s\n", dim, reset);
+}
+
 /* What the document's repeat95 is, and the drift between runs it adds, from where. */
 static void print_repeat(FILE *out, const struct results *r, const struct style *st)
 {
@@ -458,7 +484,7 @@ void output_table(const struct results *r, FILE *out, bool colour)
 	}
 	if (measured) {
 		fputs(st->bold, out);
-		print_fields(out, &l, col_head);
+		print_fields(out, &l, heads(r));
 		fprintf(out, "  note%s\n", st->reset);
 		for (int i = 0; i < r->ncells; i++)
 			if (r->cells[i].status == CELL_OK)
@@ -474,6 +500,8 @@ void output_table(const struct results *r, FILE *out, bool colour)
 		fputc('\n', out);
 		print_footer(out, st, l.show[COL_READER], l.show[COL_KREADER], l.show[COL_PROG], l.show[COL_TOOL],
 			     r->opts.rounds);
+		if (results_in_instructions(&r->env))
+			output_table_instructions_note(out, st->dim, st->reset);
 		print_repeat(out, r, st);
 		print_per_cpu(out, r, st);
 		output_dist_sections(r, out, st->reset[0]);

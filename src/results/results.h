@@ -288,7 +288,20 @@ struct environment {
 	char other_tracers[512];  /* tracing already active on the machine */
 	char tools[512];          /* "strace 6.1; bpftrace v0.17.0; ..." */
 	char vm[16];              /* "kvm", "tcg": in a VM of --kernel; "" */
+	char unit[16];            /* "instructions": a TCG guest under qemu's -icount
+	                             shift=0, whose clock counts instructions, so every
+	                             *_ns figure is instructions (docs/vm.md); "": ns */
 };
+
+/* The unit of a run's figures: "instructions" or "ns". Never mixed (compare, budget). */
+static inline const char *results_unit(const struct environment *e)
+{
+	return e->unit[0] == 'i' ? "instructions" : "ns";
+}
+static inline bool results_in_instructions(const struct environment *e)
+{
+	return e->unit[0] == 'i';
+}
 
 struct run_options {
 	int reps;                 /* per cell, over every round */

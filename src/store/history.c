@@ -25,7 +25,10 @@ static void col_text(struct db_stmt *st, int i, char *dst, size_t len)
 /* Both engines (db.h): CAST(? AS TEXT) IS NULL, GLOB, an alias for the subquery. */
 static const char runs_sql[] =
 	"SELECT * FROM (SELECT r.id, " STORE_ENV("started") ", " STORE_ENV("hostname") ", " STORE_ENV("kernel") ", "
-	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") ", r.host_id, " STORE_ENV("vm") " FROM runs r WHERE "
+	COUNT("ok") ", " COUNT("skipped") ", " COUNT("failed") ", r.host_id, "
+	/* a guest under qemu's -icount: "tcg icount", its figures instructions */
+	"COALESCE(" STORE_ENV("vm") ", '') || CASE WHEN COALESCE(" STORE_ENV("unit") ", '') = "
+	"'instructions' THEN ' icount' ELSE '' END FROM runs r WHERE "
 	"(CAST(?1 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.workload = ?1)) AND "
 	"(CAST(?2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM cells c WHERE c.run_id = r.id AND c.tracer GLOB ?2)) AND "
 	"(CAST(?3 AS TEXT) IS NULL OR " STORE_ENV("kernel") " GLOB ?3) ORDER BY r.id DESC LIMIT ?4) AS h ORDER BY 1";

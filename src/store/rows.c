@@ -128,6 +128,7 @@ static int insert_env(struct store *s, int64_t id, const struct environment *e)
 		{ "governor", e->governor }, { "tracetax_version", e->tracetax_version },
 		{ "hostname", e->hostname }, { "started", e->started },
 		{ "other_tracers", e->other_tracers }, { "tools", e->tools }, { "vm", e->vm },
+		{ "unit", e->unit },
 	};
 	struct db_stmt *st;
 	int ret = 0;

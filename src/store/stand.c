@@ -17,7 +17,9 @@
 /* Both engines (db.h): CAST(?N AS TEXT) IS NULL for an optional filter, GLOB. */
 static const char stand_sql[] =
 	"SELECT r.id, c.idx, " STORE_ENV("started") ", " STORE_ENV("hostname") ", r.host_id, " STORE_ENV("kernel") ", "
-	STORE_ENV("vm") ", " STORE_ENV("tracetax_version") ", c.tracer, c.workload, c.threads, c.target, c.reps, "
+	/* a guest under qemu's -icount counts instructions: keyed apart, "tcg icount" */
+	"COALESCE(" STORE_ENV("vm") ", '') || CASE WHEN COALESCE(" STORE_ENV("unit") ", '') = "
+	"'instructions' THEN ' icount' ELSE '' END, " STORE_ENV("tracetax_version") ", c.tracer, c.workload, c.threads, c.target, c.reps, "
 	"c.events, c.overhead_ns, c.overhead_lo, c.overhead_hi, c.consumer_ns, "
 	"c.audit_rules_file, c.audit_rules_digest, c.audit_rules_n "
 	"FROM cells c JOIN runs r ON r.id = c.run_id WHERE "
@@ -25,6 +27,8 @@ static const char stand_sql[] =
 	"c.status = 'ok' AND c.disturbed = 0 AND c.overhead_lo IS NOT NULL AND "
 	/* not in a VM of --kernel, unless the caller keys guests apart */
 	"(CAST(?1 AS TEXT) IS NOT NULL OR COALESCE(" STORE_ENV("vm") ", '') = '') AND "
+	/* and never in instructions (qemu's -icount), unless keyed apart as above */
+	"(CAST(?1 AS TEXT) IS NOT NULL OR COALESCE(" STORE_ENV("unit") ", '') IN ('', 'ns')) AND "
 	/* whose: this hostname (and machine, where both know it) and kernel */
 	"(CAST(?2 AS TEXT) IS NULL OR " STORE_ENV("hostname") " = ?2) AND "
 	"(CAST(?3 AS TEXT) IS NULL OR " STORE_ENV("kernel") " = ?3) AND "
@@ -136,6 +140,8 @@ bool stand_same_host(const struct environment *a, const struct environment *b, c
 	if (strcmp(a->vm, b->vm))
 		snprintf(why, len, "A ran %s%s, B %s%s", *a->vm ? "in a VM of --kernel under " : "on the host",
 			 a->vm, *b->vm ? "in a VM of --kernel under " : "on the host", b->vm);
+	else if (strcmp(results_unit(a), results_unit(b)))
+		snprintf(why, len, "A is in %s, B in %s (qemu -icount)", results_unit(a), results_unit(b));
 	else if (strcmp(a->hostname, b->hostname) || strcmp(a->kernel, b->kernel))
 		snprintf(why, len, "another %s", strcmp(a->hostname, b->hostname) ? "host" : "kernel");
 	else

@@ -8,7 +8,8 @@
  *  - it was not measured in a VM of `run --kernel` (environment.vm): a
  *    guest has the host's hostname and, when `make debian-kernel` fetched
  *    the kernel the host runs, its kernel release too, and under TCG its
- *    ns are emulation's (x10), not a cost;
+ *    ns are emulation's (x10), not a cost; under qemu's -icount its
+ *    figures are instructions (environment.unit), never a host's ns;
  *  - it hooked its workload's own event, not a `--target` collateral one,
  *    unless that target is asked for.
  * It stands for *this* host's cost when it was also measured on this
@@ -47,7 +48,8 @@ struct stand_query {
 struct stand_cell {
 	int64_t run_id;
 	int idx;                  /* its index among its document's cells */
-	char started[32], hostname[64], host_id[32], kernel[128], vm[16], version[64];
+	char started[32], hostname[64], host_id[32], kernel[128], version[64];
+	char vm[24];              /* "", "kvm", "tcg", or "tcg icount": its figures instructions */
 	char tracer[TT_NAME_MAX], workload[TT_NAME_MAX], target[128];
 	int threads, reps;
 	int64_t events;

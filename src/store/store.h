@@ -58,7 +58,8 @@ struct store_run {
 	int64_t id;
 	char started[32], host[64], kernel[128];
 	char host_id[32];         /* the machine-id's hash; "": not known (imported) */
-	char vm[16];              /* "kvm", "tcg": measured in a VM of --kernel; "" */
+	char vm[16];              /* "kvm", "tcg", "tcg icount" (figures in instructions):
+	                             measured in a VM of --kernel; "" */
 	int ok, skipped, failed;
 	int ntracers;
 	char tracers[256];        /* comma separated, in the plan's order; cut with "..." */

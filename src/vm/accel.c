@@ -92,3 +92,19 @@ void accel_remember_kvm_hang(const char *release)
 	fprintf(f, "%s\n", line);
 	fclose(f);
 }
+
+bool accel_icount(const char *accel)
+{
+	const char *v = getenv("TRACETAX_VM_ICOUNT");
+
+	if (strcmp(accel, "tcg"))
+		return false;
+	return !v || (strcmp(v, "off") && strcmp(v, "0"));
+}
+
+const char *accel_icount_opt(void)
+{
+	const char *v = getenv("TRACETAX_VM_ICOUNT_SLEEP");
+
+	return v && !strcmp(v, "off") ? "shift=0,sleep=off" : "shift=0,sleep=on";
+}

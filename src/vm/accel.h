@@ -2,11 +2,25 @@
 #ifndef TRACETAX_VM_ACCEL_H
 #define TRACETAX_VM_ACCEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* 1: try KVM for kernel @release; 0: go to TCG, @why says why. */
 int accel_try_kvm(const char *release, char *why, size_t len);
 /* KVM did not reach init with kernel @release here: the next runs go to TCG at once. */
 void accel_remember_kvm_hang(const char *release);
+/*
+ * Whether a guest under @accel runs with qemu's instruction counter
+ * (`-icount shift=0`: its clock advances 1 ns a guest instruction, so its
+ * ns are instructions). TCG does, unless TRACETAX_VM_ICOUNT=off; KVM never.
+ * docs/vm.md.
+ */
+bool accel_icount(const char *accel);
+/*
+ * The -icount option's value: "shift=0,sleep=on"; TRACETAX_VM_ICOUNT_SLEEP=off
+ * makes it sleep=off, exact to a tenth of an instruction but with a clock
+ * that jumps when the guest idles, so that its waits time out (docs/vm.md).
+ */
+const char *accel_icount_opt(void);
 
 #endif

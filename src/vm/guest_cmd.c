@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "vm/accel.h"
 #include "vm/guest_cmd.h"
 #include "vm/say.h"
 
@@ -91,7 +92,11 @@ int guest_cmd_write(const char *path, const char *accel, const struct vm_spec *s
 			fputc('\n', f);
 		}
 	}
-	fprintf(f, "export " VM_ENV "=%s\nexec ", accel);
+	fprintf(f, "export " VM_ENV "=%s\n", accel);
+	/* its clock counts instructions: its figures are instructions, not ns */
+	if (accel_icount(accel))
+		fputs("export " VM_UNIT_ENV "=instructions\n", f);
+	fputs("exec ", f);
 	put_quoted(f, exe);
 	for (const char *const *a = spec->argv; *a; a++) {
 		fputc(' ', f);

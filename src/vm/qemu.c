@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "base/signals.h"
 #include "base/util.h"
+#include "vm/accel.h"
 #include "vm/console.h"
 #include "vm/qemu.h"
 #include "vm/say.h"
@@ -31,7 +33,10 @@ static pid_t qemu_start(const char *tmp, const char *kernel, const char *accel, 
 	snprintf(root, sizeof(root), "local,id=ttroot,path=/,readonly=on,security_model=none,"
 		 "multidevs=remap");
 	snprintf(out, sizeof(out), "local,id=ttout,path=%s/share,security_model=none", tmp);
-	snprintf(smp, sizeof(smp), "%ld", cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
+	bool icount = accel_icount(accel);
+
+	/* one vCPU under icount: with two, the boot hangs at "Booting SMP configuration" */
+	snprintf(smp, sizeof(smp), "%ld", icount || cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
 	snprintf(kpath, sizeof(kpath), "%s", kernel);
 	const char *argv[] = {
 		"qemu-system-x86_64", "-accel", accel, "-smp", smp, "-m", "2G",
@@ -40,8 +45,15 @@ static pid_t qemu_start(const char *tmp, const char *kernel, const char *accel, 
 		"-append", "console=ttyS0 loglevel=4 panic=-1 clocksource=tsc tsc=reliable",
 		"-fsdev", root, "-device", "virtio-9p-pci,fsdev=ttroot,mount_tag=ttroot",
 		"-fsdev", out, "-device", "virtio-9p-pci,fsdev=ttout,mount_tag=ttout",
-		NULL,
+		NULL, NULL, NULL,
 	};
+
+	if (icount) {
+		size_t n = sizeof(argv) / sizeof(argv[0]) - 3;
+
+		argv[n] = "-icount";
+		argv[n + 1] = accel_icount_opt();
+	}
 
 	pid = fork();
 	if (pid < 0)

@@ -7,6 +7,11 @@
 
 /* What the guest's tracetax finds in its environment: "kvm" or "tcg". */
 #define VM_ENV "TRACETAX_VM"
+/*
+ * Set to "instructions" in a guest whose clock is qemu's instruction
+ * counter (-icount shift=0, accel.c): a guest ns is a guest instruction.
+ */
+#define VM_UNIT_ENV "TRACETAX_VM_UNIT"
 /* Where the share is mounted inside the guest (after the chroot). */
 #define VM_GUEST_DIR "/run/tracetax-vm"
 
@@ -27,6 +32,7 @@ struct vm_spec {
 struct vm_outcome {
 	char release[128];             /* the image's kernel release */
 	char accel[8];                 /* "kvm", "tcg" */
+	bool icount;                   /* tcg with -icount: the guest's ns are instructions */
 	char accel_note[PATH_MAX + 100]; /* why not KVM, when TCG ran */
 	double kvm_wait_s;             /* how long KVM was given before TCG */
 	double boot_s;                 /* qemu start to the guest's init */

@@ -12,7 +12,7 @@ tmp = sys.argv[1]
 base = json.load(open("tests/fixtures/docs/small.json"))
 wiggle = [0.0, 1.5, -1.0, -0.5, 0.8, -0.3, 0.4, -0.9]
 
-def make(name, shift, nreps, kernel=None, drop=None, other=None, cv=0.002, base_ns=900.0, vm=None):
+def make(name, shift, nreps, kernel=None, drop=None, other=None, cv=0.002, base_ns=900.0, vm=None, unit=None):
     d = copy.deepcopy(base)
     for f in d["noise_floors"]:
         f["ns_per_event"], f["aa_ci95"] = 3.0, [-3.0, 3.0]
@@ -39,6 +39,8 @@ def make(name, shift, nreps, kernel=None, drop=None, other=None, cv=0.002, base_
         d["environment"]["other_tracers"] = other
     if vm:
         d["environment"]["vm"] = vm
+    if unit:
+        d["environment"]["unit"] = unit
     if drop:
         d["cells"] = [c for c in d["cells"] if c["tracer"] != drop]
     json.dump(d, open(f"{tmp}/{name}.json", "w"), indent=1)
@@ -53,8 +55,11 @@ make("noisy", 20, 8, cv=0.08)    # the shift of "worse", on a baseline that vari
 make("slow", 0, 8, base_ns=1000.0)  # the untraced workload 11% slower
 make("tcg", 0, 8, vm="tcg")             # a guest of run --kernel under TCG
 make("tcg-worse", 20, 8, vm="tcg")
+# guests under qemu's -icount: their figures are instructions (docs/vm.md)
+make("icount", 0, 8, vm="tcg", unit="instructions")
+make("icount-worse", 20, 8, vm="tcg", unit="instructions")
 PY
-for d in a worse slight two other busy noisy slow tcg tcg-worse; do
+for d in a worse slight two other busy noisy slow tcg tcg-worse icount icount-worse; do
 	python3 tests/validate_json.py "$TMP/$d.json" || fail "synthetic document '$d' is not valid"
 done
 
@@ -142,6 +147,24 @@ grep -q '^0 worse, 0 better, 0 same, 0 too few reps, 0 noisy, 6 not comparable (
 cmp_run tcg2 "$TMP/tcg.json" "$TMP/tcg-worse.json"
 [ "$rc" = 4 ] || fail "tcg vs tcg-worse: exit $rc, want 4 (worse): $(cat "$TMP/tcg2")"
 [[ $(row "$TMP/tcg2" bpf:tp/count getpid) == *"  worse" ]] || fail "tcg vs tcg-worse: not worse: $(cat "$TMP/tcg2")"
+
+# Instructions are a unit: two runs in instructions compare, in instructions;
+# one in instructions against one in ns (the host's, TCG's ns) is refused
+# in one line, exit 5, no cell shown.
+cmp_run icount "$TMP/icount.json" "$TMP/icount-worse.json"
+[ "$rc" = 4 ] || fail "icount vs icount-worse: exit $rc, want 4 (worse): $(cat "$TMP/icount")"
+[[ $(row "$TMP/icount" bpf:tp/count getpid) == *"  worse" ]] || fail "icount vs icount-worse: not worse: $(cat "$TMP/icount")"
+grep -q "  A instr  *B instr  " "$TMP/icount" || fail "icount vs icount-worse: the header is not in instructions: $(cat "$TMP/icount")"
+grep -q "mean overhead per event (instructions)" "$TMP/icount" || fail "icount vs icount-worse: the footer is not in instructions"
+for pair in "a icount" "icount a" "tcg icount-worse"; do
+	set -- $pair
+	cmp_run mixed "$TMP/$1.json" "$TMP/$2.json"
+	[ "$rc" = 5 ] || fail "$1 vs $2: exit $rc, want 5 (instructions against ns): $(cat "$TMP/mixed" "$TMP/mixed.err")"
+	[ -s "$TMP/mixed" ] && fail "$1 vs $2: cells shown beside a refusal: $(cat "$TMP/mixed")"
+	[ "$(wc -l <"$TMP/mixed.err")" = 1 ] || fail "$1 vs $2: want one line: $(cat "$TMP/mixed.err")"
+	grep -Eq "^tracetax: error: runs '.*' and '.*' cannot be compared: A is in (instructions|ns)/event.*, B in (instructions|ns)/event.*: instructions and ns are not comparable\$" \
+		"$TMP/mixed.err" || fail "$1 vs $2: $(cat "$TMP/mixed.err")"
+done
 
 # A real run against itself, from the store.
 need_root

@@ -57,7 +57,7 @@ rc=$?
 cat "$TMP/out"
 [ $rc = 0 ] || fail "run --kernel: exit $rc: $(tail -n 5 "$TMP/err")$(console "$TMP/err")"
 grep -q "left .* behind" "$TMP/err" && fail "the guest's tracetax left: $(grep behind "$TMP/err")"
-grep -q "^in a VM: kernel $REL, accel tcg (emulated CPU: the ns are not costs)$" "$TMP/out" ||
+grep -q "^in a VM: kernel $REL, accel tcg with -icount: every figure is guest instructions (instructions/event), not ns$" "$TMP/out" ||
 	fail "no 'in a VM' line in the header: $(head -n 4 "$TMP/out")"
 python3 tests/validate_json.py "$TMP/vm.json" >/dev/null || fail "the VM's document is invalid"
 python3 - "$TMP/vm.json" "$REL" <<'PY' || exit 1
@@ -85,7 +85,7 @@ PY
 grep -q " $REL " "$TMP/hist" || fail "the store has no run on kernel $REL: $(cat "$TMP/hist")"
 # the guest's figures are the VM's, not the host's: history --by keeps them apart
 "$TT" history -t bpf:kprobe/count --by host >"$TMP/byhost" 2>&1 || fail "history --by host: $(cat "$TMP/byhost")"
-grep -q "\[tcg VM\] *bpf:kprobe/count" "$TMP/byhost" || fail "history --by host mixes the VM's run with the host's: $(cat "$TMP/byhost")"
+grep -q "\[tcg icount VM\] *bpf:kprobe/count" "$TMP/byhost" || fail "history --by host mixes the VM's run with the host's: $(cat "$TMP/byhost")"
 "$TT" show last >"$TMP/show" 2>&1 || fail "show last: $(cat "$TMP/show")"
 grep -q "^in a VM: kernel $REL, accel tcg" "$TMP/show" || fail "show last: no 'in a VM' line"
 

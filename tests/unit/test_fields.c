@@ -191,6 +191,7 @@ static void add_cmd_and_claims(void)
 	r.claims = rows;
 	r.nclaims = 2;
 	snprintf(r.env.vm, sizeof(r.env.vm), "tcg");
+	snprintf(r.env.unit, sizeof(r.env.unit), "instructions");
 	/* --placement rotate: overheads per CPU */
 	c.nper_cpu = 2;
 	c.per_cpu[0] = (struct cpu_overhead){ .cpu = 0, .n = 4, .mean = 200, .ci95 = { 180, 220 } };
@@ -320,6 +321,15 @@ static const struct column csv_columns[] = {
 	{ "kernel_consumer_ns_per_event", "cells[].kernel_consumer_ns_per_event" },
 	{ "below_noise_floor", "cells[].below_noise_floor" },
 	{ "disturbed", "cells[].disturbed" }, { "note", "cells[].note" },
+	/* a run under qemu's -icount (environment.unit): the same, in instructions */
+	{ "base_instructions_per_op", "cells[].baseline_ns_per_op.mean" },
+	{ "traced_instructions_per_op", "cells[].traced_ns_per_op.mean" },
+	{ "overhead_instructions_per_event", "cells[].overhead_ns_per_event.mean" },
+	{ "overhead_ci95_lo_instructions", "cells[].overhead_ns_per_event.ci95" },
+	{ "overhead_ci95_hi_instructions", "cells[].overhead_ns_per_event.ci95" },
+	{ "overhead_median_instructions", "cells[].overhead_ns_per_event.median" },
+	{ "consumer_instructions_per_event", "cells[].consumer_ns_per_event" },
+	{ "kernel_consumer_instructions_per_event", "cells[].kernel_consumer_ns_per_event" },
 	{ NULL, NULL },
 };
 
@@ -415,6 +425,23 @@ static void test_csv_columns(void **state)
 		bad += column_ok(csv_columns, "CSV", c);
 	free(buf);
 	assert_true(n > 10);
+	assert_int_equal(bad, 0);
+
+	/* a run in instructions (qemu's -icount): every ns column renamed, none left */
+	struct results r = docs[0].r;
+	int m = 0;
+
+	snprintf(r.env.unit, sizeof(r.env.unit), "instructions");
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(output_csv(&r, f), 0);
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	assert_null(strstr(buf, "_ns"));
+	for (char *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save), m++)
+		bad += column_ok(csv_columns, "CSV", c);
+	free(buf);
+	assert_int_equal(m, n);
 	assert_int_equal(bad, 0);
 }
 
