@@ -11,6 +11,7 @@
  * a VM guest's stand for that VM's, a row of its own.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,7 @@ static int collect(const struct stand_cell *c, void *arg)
 	return 0;
 }
 
-static void print_group(const struct group *g)
+static void print_group(const struct group *g, int kw)
 {
 	char m[24], lo[24], hi[24], mn[24], mx[24], ids[96], fig[80], range[56];
 	double mean = stats_mean(g->means, (size_t)g->n), ci[2] = { g->lo1, g->hi1 };
@@ -130,7 +131,7 @@ static void print_group(const struct group *g)
 	format_ns(mx, sizeof(mx), max);
 	snprintf(fig, sizeof(fig), "%s [%s, %s]", m, lo, hi);
 	snprintf(range, sizeof(range), "%s..%s", mn, mx);
-	printf("%-28.28s  %-20s %-10s %3dT  %-26s %4d  %-18s %s\n", g->key, g->tracer, g->workload,
+	printf("%-*s  %-20s %-10s %3dT  %-26s %4d  %-18s %s\n", kw, g->key, g->tracer, g->workload,
 	       g->threads, fig, g->n, range, ids);
 }
 
@@ -168,10 +169,21 @@ int cmd_history_by(struct store *s, const struct results_args *a)
 		goto out;
 	}
 	qsort(gs.g, (size_t)gs.n, sizeof(*gs.g), by_key);
-	printf("%-28s  %-20s %-10s %4s  %-26s %4s  %-18s %s\n", a->by == BY_HOST ? "host" : "kernel",
+	/* the key whole: a guest's "[tcg icount VM]" says its figures are instructions */
+	int kw = 28;
+	bool instr = false;
+
+	for (int i = 0; i < gs.n; i++) {
+		kw = (int)strlen(gs.g[i].key) > kw ? (int)strlen(gs.g[i].key) : kw;
+		instr |= strstr(gs.g[i].key, " icount VM]") != NULL;
+	}
+	printf("%-*s  %-20s %-10s %4s  %-26s %4s  %-18s %s\n", kw, a->by == BY_HOST ? "host" : "kernel",
 	       "tracer", "workload", "thr", "+ns/event [95% CI]", "runs", "range of runs", "run ids");
 	for (int i = 0; i < gs.n; i++)
-		print_group(&gs.g[i]);
+		print_group(&gs.g[i], kw);
+	if (instr)
+		printf("a [tcg icount VM] row is in instructions/event, not ns: a guest under qemu's "
+		       "-icount (docs/vm.md)\n");
 	printf("one run: its own 95%% CI; several: Student's t over the runs' means "
 	       "(the last %d runs; disturbed and --target collateral cells left out)\n", a->limit);
 out:
