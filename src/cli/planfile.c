@@ -245,7 +245,11 @@ static int set_meta(struct ctx *x, const char *key, char *val)
 		snprintf(pf->reproduces, sizeof(pf->reproduces), "%s", val);
 	else if (!strcmp(key, "source"))
 		snprintf(pf->source, sizeof(pf->source), "%s", val);
-	else if (!strcmp(key, "note")) {
+	else if (!strcmp(key, "kernels")) {
+		if (strcmp(val, "each"))
+			PFAIL(x, "field 'kernels': want 'each', not '%s'", val);
+		pf->per_kernel = true;
+	} else if (!strcmp(key, "note")) {
 		if (pf->nnotes == PF_MAX_NOTES)
 			PFAIL(x, "too many notes (at most %d)", PF_MAX_NOTES);
 		pf->notes[pf->nnotes++] = strdup(val);

@@ -68,6 +68,8 @@ struct planfile {
 	char title[160];
 	char reproduces[64];      /* the seed thread: its file name */
 	char source[160];
+	bool per_kernel;          /* kernels = each: every section on every kernel (--kernel,
+	                             repeatable; else those `make debian-kernels` fetched) */
 	char *notes[PF_MAX_NOTES];
 	int nnotes;
 	struct pf_section sections[PF_MAX_SECTIONS];

@@ -4,7 +4,9 @@
  * command prints it, then the claims of the thread beside today's figures.
  */
 #include <dirent.h>
+#include <glob.h>
 #include <libgen.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "base/util.h"
 #include "cmd/session.h"
 #include "output/claims.h"
+#include "output/kernels.h"
 
 static const char usage_experiment[] =
 	"usage: tracetax experiment list\n"
@@ -166,7 +169,43 @@ struct exp_ctx {
 	struct claim_row *rows;                   /* every claim, by index */
 	struct claim_row sec_rows[PF_MAX_CLAIMS]; /* this run's, for its document */
 	char vm[16];                              /* a run's in a VM of --kernel: its accel */
+	char unit[16];                            /* and its unit: "ns", "instructions" */
+	/* kernels = each: the kernel this run is on, and every cell of every kernel's runs */
+	int kernel;
+	struct kernel_col *kcols;
+	struct kernel_cell *kcells;
+	int nkcells, kcap;
 };
+
+static void keep_kernel_cells(struct exp_ctx *x, const struct results *r)
+{
+	struct kernel_col *col = &x->kcols[x->kernel];
+
+	snprintf(col->release, sizeof(col->release), "%s", r->env.kernel);
+	snprintf(col->unit, sizeof(col->unit), "%s", results_unit(&r->env));
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+		struct kernel_cell *k;
+
+		if (x->nkcells == x->kcap) {
+			x->kcap = x->kcap ? 2 * x->kcap : 64;
+			x->kcells = realloc(x->kcells, x->kcap * sizeof(*x->kcells));
+			if (!x->kcells)
+				die("out of memory");
+		}
+		k = &x->kcells[x->nkcells++];
+		memset(k, 0, sizeof(*k));
+		k->kernel = x->kernel;
+		snprintf(k->tracer, sizeof(k->tracer), "%s", c->tracer);
+		snprintf(k->workload, sizeof(k->workload), "%s", c->workload);
+		k->threads = c->threads;
+		k->status = c->status;
+		snprintf(k->reason, sizeof(k->reason), "%s", c->reason);
+		k->mean = c->status == CELL_OK ? c->overhead.mean : NAN;
+		k->lo = c->status == CELL_OK ? c->overhead.ci95[0] : NAN;
+		k->hi = c->status == CELL_OK ? c->overhead.ci95[1] : NAN;
+	}
+}
 
 static void run_hook_fn(struct results *r, void *arg)
 {
@@ -174,8 +213,11 @@ static void run_hook_fn(struct results *r, void *arg)
 	int n = 0;
 
 	claims_from_run(x->pf, x->sec, r, x->rows);
+	if (x->kcols)
+		keep_kernel_cells(x, r);
 	if (r->env.vm[0])
 		snprintf(x->vm, sizeof(x->vm), "%s", r->env.vm);
+	snprintf(x->unit, sizeof(x->unit), "%s", results_unit(&r->env));
 	for (int i = 0; i < x->pf->nclaims; i++)
 		if (x->pf->claims[i].section == x->sec)
 			x->sec_rows[n++] = x->rows[i];
@@ -300,6 +342,125 @@ static int run_section(struct exp_ctx *x, int nextra, char **extra, const char *
 	return ret;
 }
 
+static void print_claims(const struct planfile *pf, const struct exp_ctx *x, FILE *f)
+{
+	claims_print(x->rows, pf->nclaims, f);
+	if (!strcmp(x->vm, "tcg") && !strcmp(x->unit, "instructions"))
+		fprintf(f, "today: in a VM under tcg with -icount: the figures are instructions, the "
+			"ratios of path lengths, not of cycles (a claim in ns/event: not comparable)\n");
+	else if (!strcmp(x->vm, "tcg"))
+		fprintf(f, "today: in a VM under tcg, an emulated CPU: the ns are not costs, the "
+			"ratios not the hardware's\n");
+}
+
+static int by_version(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The kernels of a plan of `kernels = each`: the command line's --kernel
+ * (repeatable), taken out of @rest; else those `make debian-kernels`
+ * unpacked beside the binary (build/kernel/RELEASE/boot/vmlinuz-RELEASE),
+ * in version order. Their number; @out malloc'd, its strings too.
+ */
+static int plan_kernels(char **rest, int *n, char ***out)
+{
+	char **k = calloc(*n + 1, sizeof(*k)), exe[PATH_MAX], pat[PATH_MAX + 40];
+	int nk = 0, m = 0;
+	ssize_t len;
+	glob_t g;
+
+	if (!k)
+		die("out of memory");
+	for (int i = 0; i < *n; i++) {
+		if (!strcmp(rest[i], "--kernel") && i + 1 < *n)
+			k[nk++] = strdup(rest[++i]);
+		else if (!strncmp(rest[i], "--kernel=", 9))
+			k[nk++] = strdup(rest[i] + 9);
+		else
+			rest[m++] = rest[i];
+	}
+	*n = m;
+	if (!nk && (len = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[len] = '\0';
+		snprintf(pat, sizeof(pat), "%s/kernel/*/boot/vmlinuz-*", dirname(exe));
+		if (!glob(pat, 0, NULL, &g)) {
+			free(k);
+			if (!(k = calloc(g.gl_pathc + 1, sizeof(*k))))
+				die("out of memory");
+			for (size_t i = 0; i < g.gl_pathc; i++)
+				k[nk++] = strdup(g.gl_pathv[i]);
+			globfree(&g);
+		}
+	}
+	qsort(k, nk, sizeof(*k), by_version);
+	*out = k;
+	return nk;
+}
+
+/* kernels = each: every section on every kernel, each kernel's claims, then one table. */
+static int run_kernels(struct planfile *pf, struct exp_ctx *x, int n, char **rest,
+		       const char *json, bool quiet)
+{
+	char **kernels, **extra = calloc(n + 3, sizeof(*extra));
+	int nk = plan_kernels(rest, &n, &kernels), ret = 0;
+
+	if (!extra)
+		die("out of memory");
+	if (!nk)
+		die_usage("experiment '%s' runs on kernels: give --kernel IMAGE (repeatable), or "
+			  "fetch Debian's with 'make debian-kernels'", pf->name);
+	if (!(x->kcols = calloc(nk, sizeof(*x->kcols))))
+		die("out of memory");
+	memcpy(extra, rest, n * sizeof(*extra));
+	extra[n] = "--kernel";
+	if (!quiet)
+		print_header(pf, stdout);
+	for (x->kernel = 0; x->kernel < nk && ret < 128; x->kernel++) {
+		const char *img = kernels[x->kernel], *v = strstr(img, "vmlinuz-");
+		char *jk = NULL;
+
+		/* a kernel whose VM did not run keeps the image's name */
+		snprintf(x->kcols[x->kernel].release, sizeof(x->kcols[0].release), "%s",
+			 v ? v + 8 : img);
+		if (json && x->kernel && asprintf(&jk, "%s.%s", json, x->kcols[x->kernel].release) < 0)
+			die("out of memory");
+		extra[n + 1] = (char *)img;
+		for (int i = 0; i < pf->nclaims; i++)
+			claims_missing(pf, i, "its run did not finish", &x->rows[i]);
+		if (!quiet)
+			printf("\n== kernel %s ==\n", x->kcols[x->kernel].release);
+		for (x->sec = 0; x->sec < pf->nsections; x->sec++) {
+			int r = run_section(x, n + 2, extra, jk ? jk : json, quiet);
+
+			if (r >= 128) {
+				ret = r;
+				break;
+			}
+			ret = exit_worst(ret, r);
+		}
+		if (pf->nclaims && ret < 128) {
+			printf("\nclaims on %s:\n", x->kcols[x->kernel].release);
+			print_claims(pf, x, stdout);
+		}
+		free(jk);
+	}
+	if (ret < 128 && x->nkcells)
+		output_kernels(stdout, x->kcols, nk, x->kcells, x->nkcells);
+	for (int i = 0; i < nk; i++)
+		free(kernels[i]);
+	free(kernels);
+	free(extra);
+	free(x->kcols);
+	free(x->kcells);
+	free(x->rows);
+	free(rest);
+	planfile_release(pf);
+	signals_reraise();
+	return ret;
+}
+
 /* Runs every section of @pf with the command line's @extra options; the exit code. */
 static int run_plan(struct planfile *pf, int nextra, char **extra)
 {
@@ -334,6 +495,8 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 				  "file", pf->name, pf->nsections);
 		quiet = to_stdout = true;
 	}
+	if (pf->per_kernel)
+		return run_kernels(pf, &x, n, rest, json, quiet);
 	for (int i = 0; i < pf->nclaims; i++)
 		claims_missing(pf, i, "its run did not finish", &x.rows[i]);
 	if (!quiet)
@@ -347,12 +510,8 @@ static int run_plan(struct planfile *pf, int nextra, char **extra)
 		}
 		ret = exit_worst(ret, r);
 	}
-	if (pf->nclaims && ret < 128) {
-		claims_print(x.rows, pf->nclaims, to_stdout ? stderr : stdout);
-		if (!strcmp(x.vm, "tcg"))
-			fprintf(to_stdout ? stderr : stdout, "today: in a VM under tcg, an emulated CPU: "
-				"the ns are not costs, the ratios not the hardware's\n");
-	}
+	if (pf->nclaims && ret < 128)
+		print_claims(pf, &x, to_stdout ? stderr : stdout);
 	free(x.rows);
 	free(rest);
 	planfile_release(pf);

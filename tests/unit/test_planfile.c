@@ -131,6 +131,24 @@ static void test_errors(void **state)
 	expect_err("[run a]\n[claim]\nclaim = c\nsource = s\nwas = 5 ns\nrun = zz\nfield = delay_mean\n",
 		   "p.tt:2: field 'run': no section");
 	expect_err("[run a]\n[run a]\n", "p.tt:2: a second section named 'a'");
+	expect_err("kernels = all\n", "p.tt:1: field 'kernels': want 'each', not 'all'");
+}
+
+/* kernels = each: the plan runs on every kernel (experiment.c); absent, on one */
+static void test_kernels(void **state)
+{
+	struct planfile pf;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(planfile_parse("k.tt", "kernels = each\n[run a]\ntracers = none\n", &pf,
+					err, sizeof(err)), 0);
+	assert_true(pf.per_kernel);
+	planfile_release(&pf);
+	assert_int_equal(planfile_parse("k.tt", "[run a]\ntracers = none\n", &pf, err,
+					sizeof(err)), 0);
+	assert_false(pf.per_kernel);
+	planfile_release(&pf);
 }
 
 int main(void)
@@ -139,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_argv_overrides),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_kernels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
