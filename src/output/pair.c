@@ -81,7 +81,10 @@ void output_pair_table(const struct pair_results *r, FILE *f)
 	/* run by pair --kernel in its VM (measure/vm.c): say what the ns are */
 	if (getenv(VM_ENV) && (!strcmp(getenv(VM_ENV), "tcg") || !strcmp(getenv(VM_ENV), "kvm")))
 		fprintf(f, "  in a VM: accel %s%s\n", getenv(VM_ENV),
-			strcmp(getenv(VM_ENV), "tcg") ? "" : " (emulated CPU: the ns are not costs)");
+			strcmp(getenv(VM_ENV), "tcg") ? "" :
+			getenv(VM_UNIT_ENV) && !strcmp(getenv(VM_UNIT_ENV), "instructions") ?
+			" with -icount: every ns below is a guest instruction" :
+			" (emulated CPU: the ns are not costs)");
 	fputc('\n', f);
 	fprintf(f, "%-7s %3s %9s %9s %9s %9s %11s %8s %7s %7s %7s %8s %7s\n", "storage", "thr",
 		"events", "starts", "ends", "paired", "overwritten", "unpaired", "min", "mean", "p99",

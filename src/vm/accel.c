@@ -93,11 +93,11 @@ void accel_remember_kvm_hang(const char *release)
 	fclose(f);
 }
 
-bool accel_icount(const char *accel)
+bool accel_icount(const char *accel, const struct vm_spec *spec)
 {
 	const char *v = getenv("TRACETAX_VM_ICOUNT");
 
-	if (strcmp(accel, "tcg"))
+	if (strcmp(accel, "tcg") || spec->no_icount)
 		return false;
 	return !v || (strcmp(v, "off") && strcmp(v, "0"));
 }

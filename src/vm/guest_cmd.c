@@ -94,7 +94,7 @@ int guest_cmd_write(const char *path, const char *accel, const struct vm_spec *s
 	}
 	fprintf(f, "export " VM_ENV "=%s\n", accel);
 	/* its clock counts instructions: its figures are instructions, not ns */
-	if (accel_icount(accel))
+	if (accel_icount(accel, spec))
 		fputs("export " VM_UNIT_ENV "=instructions\n", f);
 	fputs("exec ", f);
 	put_quoted(f, exe);

@@ -19,7 +19,7 @@
 #include "vm/say.h"
 #include "vm/share.h"
 
-static pid_t qemu_start(const char *tmp, const char *kernel, const char *accel, char *err,
+static pid_t qemu_start(const char *tmp, const struct vm_spec *spec, const char *accel, char *err,
 			size_t errlen)
 {
 	char initrd[PATH_MAX], serial[PATH_MAX + 8], qerr[PATH_MAX], root[128], out[PATH_MAX + 64];
@@ -33,11 +33,11 @@ static pid_t qemu_start(const char *tmp, const char *kernel, const char *accel, 
 	snprintf(root, sizeof(root), "local,id=ttroot,path=/,readonly=on,security_model=none,"
 		 "multidevs=remap");
 	snprintf(out, sizeof(out), "local,id=ttout,path=%s/share,security_model=none", tmp);
-	bool icount = accel_icount(accel);
+	bool icount = accel_icount(accel, spec);
 
 	/* one vCPU under icount: with two, the boot hangs at "Booting SMP configuration" */
 	snprintf(smp, sizeof(smp), "%ld", icount || cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
-	snprintf(kpath, sizeof(kpath), "%s", kernel);
+	snprintf(kpath, sizeof(kpath), "%s", spec->kernel);
 	const char *argv[] = {
 		"qemu-system-x86_64", "-accel", accel, "-smp", smp, "-m", "2G",
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
@@ -149,7 +149,7 @@ enum boot qemu_boot(const struct vm_spec *spec, const char *tmp, const char *acc
 	pid_t pid;
 
 	snprintf(share, sizeof(share), "%s/share", tmp);
-	pid = qemu_start(tmp, spec->kernel, accel, err, errlen);
+	pid = qemu_start(tmp, spec, accel, err, errlen);
 	if (pid < 0)
 		return BOOT_EXITED;
 	for (;;) {

@@ -27,6 +27,8 @@ struct vm_spec {
 	                                  this host (the plan's estimate); 0: unknown */
 	int cells;                     /* and in how many cells: the deadline after
 	                                  boot is made of both */
+	bool no_icount;                /* a command, not a measurement (tracetax vm):
+	                                  TCG without -icount, every CPU (accel.c) */
 };
 
 struct vm_outcome {

@@ -113,12 +113,12 @@ static enum boot boot_under(const struct vm_spec *spec, const char *tmp, const c
 		else
 			fprintf(stderr, "tracetax: booting kernel %s under tcg (%s)\n", o->release,
 				o->accel_note);
-		if (accel_icount(accel))
+		if (accel_icount(accel, spec))
 			fprintf(stderr, "tracetax: qemu -icount %s, one vCPU: the guest's figures are "
 				"instructions, not ns (TRACETAX_VM_ICOUNT=off: ns)\n", accel_icount_opt());
 	}
 	snprintf(o->accel, sizeof(o->accel), "%s", accel);
-	o->icount = accel_icount(accel);
+	o->icount = accel_icount(accel, spec);
 	set_deadline(spec, accel, o);
 	return qemu_boot(spec, tmp, accel, limit, o, err, errlen);
 }
