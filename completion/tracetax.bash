@@ -34,7 +34,7 @@ _tracetax()
 	fi
 
 	local run_opts="--plan --workload --tracer --threads --reps --run-ms --precision --max-time
-		--iterations --target --msg-size --cmd-timeout --ready --hits --audit-rules --seed --tracer-cpu --json
+		--iterations --target --msg-size --cmd-timeout --ready --hits --audit-rules --accept-audit-residue --seed --tracer-cpu --json
 		--csv --markdown --prometheus-textfile --store --no-store --dry-run --color --latency
 		--no-wait --wait --explain --quiet --help"
 	# the value of an option
@@ -68,7 +68,7 @@ _tracetax()
 	local opts
 	case $cmd in
 	run) opts=$run_opts ;;
-	budget) opts="--tracer --for --pid --cgroup --target --audit-rules --measure --max-age --workload --reps
+	budget) opts="--tracer --for --pid --cgroup --target --audit-rules --measure --accept-audit-residue --max-age --workload --reps
 		--run-ms --json --store --no-store --wait --no-wait --quiet --attached
 		--prometheus-textfile --help" ;;
 	list) opts="--json --names --help"
@@ -76,7 +76,7 @@ _tracetax()
 	clocks) opts="--json --reads --help" ;;
 	pair) opts="--workload --pair --storage --threads --clock --iterations --json --quiet --help" ;;
 	rate) opts="--tracers --workload --rates --step-ms --backlog --records --all --quiet --wait
-		--no-wait --help" ;;
+		--no-wait --accept-audit-residue --help" ;;
 	cleanup) opts="--help" ;;
 	vm) opts="--kernel --kernel-modules --wait --quiet --help" ;;
 	history) opts="--workload --tracer --by --kernel --limit --store --help" ;;

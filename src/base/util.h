@@ -36,6 +36,14 @@ static inline double now_s(void)
 /* CPU time of this whole process (all threads), ns. */
 uint64_t process_cpu_ns(void);
 uint64_t thread_cpu_ns(void);
+/*
+ * A fresh process's syscall(getpid): ns a call, the least of 8 runs of
+ * 20000 timed on its own CPU clock (the wall clock of a shared box is
+ * anyone's). What every new task pays a syscall on this boot: the slow
+ * path's work (an audit context, a syscall tracepoint) shows here. -1 when
+ * it cannot be measured.
+ */
+double fresh_getpid_ns(void);
 
 /* Read a small file into buf, trailing newline cut; -1 on error. */
 int read_file_str(const char *path, char *buf, size_t len);

@@ -19,6 +19,7 @@
 #include "base/util.h"
 
 #define CLI_OPT_AUDIT_RULES 0x101
+#define CLI_OPT_ACCEPT_RESIDUE 0x102
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
@@ -283,6 +284,7 @@ static const struct option run_opts[] = {
 	{ "cpus", required_argument, NULL, 'U' },
 	{ "placement", required_argument, NULL, 'Z' },
 	{ "audit-rules", required_argument, NULL, CLI_OPT_AUDIT_RULES },
+	{ "accept-audit-residue", no_argument, NULL, CLI_OPT_ACCEPT_RESIDUE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -441,6 +443,9 @@ static int how_option(int c, const char *arg, struct run_args *a, char *err, siz
 		a->m.audit_rules = arg;
 		return 0;
 	}
+	case CLI_OPT_ACCEPT_RESIDUE:
+		a->m.accept_residue = true;
+		return 0;
 	}
 	return 1;
 }

@@ -112,6 +112,7 @@ static const struct option rate_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "wait", required_argument, NULL, 'W' },
 	{ "no-wait", no_argument, NULL, 'N' },
+	{ "accept-audit-residue", no_argument, NULL, 'E' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -165,6 +166,7 @@ int rate_parse(int argc, char **argv, struct rate_args *a, char *err, size_t len
 		case 'q': a->quiet = true; break;
 		case 'h': a->help = true; break;
 		case 'N': a->wait_s = LOCK_NOWAIT; break;
+		case 'E': a->accept_residue = true; break;
 		case 'W':
 			if (cli_parse_wait(optarg, &a->wait_s, err, len))
 				return -1;

@@ -52,6 +52,9 @@ static const char usage_budget[] =
 	"                          is predicted (auditctl -R's format; nothing is loaded\n"
 	"                          but to measure its costs with --measure)\n"
 	"      --measure           measure each tracer's cost now, not from the store\n"
+	"      --accept-audit-residue  let --measure run audit cells on a boot that never\n"
+	"                          enabled audit: every process started after them\n"
+	"                          takes the syscall audit slow path until reboot\n"
 	"      --max-age HOURS     a stored cost this old or newer counts; default 168\n"
 	"  -w, --workload LIST     cmd:'COMMAND' workloads: predict each one's slowdown\n"
 	"                          under each tracer, then measure it (implies --measure;\n"
@@ -79,7 +82,7 @@ struct budget_args {
 	struct audit_ruleset rs;  /* --audit-rules FILE, parsed at once (a bad file: exit 2) */
 	int seconds, max_age_h, reps, run_ms, wait_s;
 	pid_t pid;
-	bool measure, no_store, quiet;
+	bool measure, no_store, quiet, accept_residue;
 };
 
 static void parse(int argc, char **argv, struct budget_args *a)
@@ -93,6 +96,7 @@ static void parse(int argc, char **argv, struct budget_args *a)
 		{ "target", required_argument, NULL, 'T' },
 		{ "audit-rules", required_argument, NULL, 'A' },
 		{ "measure", no_argument, NULL, 'm' },
+		{ "accept-audit-residue", no_argument, NULL, 'E' },
 		{ "max-age", required_argument, NULL, 'a' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "run-ms", required_argument, NULL, 'R' },
@@ -138,6 +142,7 @@ static void parse(int argc, char **argv, struct budget_args *a)
 			break;
 		}
 		case 'm': a->measure = true; break;
+		case 'E': a->accept_residue = true; break;
 		case 'a': a->max_age_h = cmd_num_arg(optarg, "--max-age", 0, 24 * 3650); break;
 		case 'r': a->reps = cmd_num_arg(optarg, "--reps", 2, 1000); break;
 		case 'R': a->run_ms = cmd_num_arg(optarg, "--run-ms", 10, 60000); break;
@@ -246,6 +251,8 @@ static void run_args_for(const struct budget_args *a, const char *lead, struct r
 	}
 	if (a->no_store)
 		argv[n++] = "--no-store";
+	if (a->accept_residue)
+		argv[n++] = "--accept-audit-residue";
 	if (a->quiet)
 		argv[n++] = "-q";
 	argv[n] = NULL;
@@ -625,6 +632,9 @@ int cmd_budget(int argc, char **argv)
 		if (!strcmp(t->name, AUDIT_TRACER))
 			t->audit = audit_budget(&a);
 	}
+	/* --measure would run audit cells: before the count, not after it */
+	if (a.measure)
+		cmd_refuse_residue(ra.m.tracers, ra.m.ntracers, a.accept_residue);
 	cli_release(&ra);
 	if (a.audit_rules && !audit_of(b))
 		die_usage("--audit-rules '%s' is for -t " AUDIT_TRACER, a.audit_rules);

@@ -57,6 +57,12 @@ int cmd_parse_wait(const char *s, int *wait_s);
 void cmd_signals_once(void);
 /* An integer option's value, @min to @max; a bad one is a usage error naming @opt. */
 int cmd_num_arg(const char *s, const char *opt, int64_t min, int64_t max);
+/*
+ * Exits 2 with one line when one of the @n tracers (full names) would leave
+ * the audit residue on a boot that never had it and the user did not accept
+ * it (@accepted: --accept-audit-residue): measure/slowpath.h says when.
+ */
+void cmd_refuse_residue(char *const *tracers, int n, bool accepted);
 
 struct budget_cost;
 struct store_cost_query;

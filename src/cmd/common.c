@@ -13,8 +13,10 @@
 #include "base/util.h"
 #include "cmd/cmd.h"
 #include "doc/read.h"
+#include "measure/slowpath.h"
 #include "results/budget.h"
 #include "store/store.h"
+#include "tracers/tracer.h"
 
 /*
  * tracetax-load lives next to tracetax in the build, and in
@@ -193,4 +195,20 @@ int cmd_stored_audit_cost(struct store *s, const struct store_cost_query *q,
 	snprintf(ac->workload, sizeof(ac->workload), "%s", q->workload);
 	snprintf(ac->started, sizeof(ac->started), "%s", sc.started);
 	return 0;
+}
+
+void cmd_refuse_residue(char *const *tracers, int n, bool accepted)
+{
+	char err[512], msg[768];
+
+	for (int i = 0; i < n && !accepted; i++) {
+		const char *variant;
+		const struct tracer_ops *ops = tracer_ops_find(tracers[i], &variant, err, sizeof(err));
+
+		if (ops && (ops->flags & TT_F_RESIDUE)) {
+			if (slowpath_residue_refused(tracers[i], msg, sizeof(msg)))
+				die_usage("%s", msg);
+			return;	/* one answer for the box: every such tracer leaves the same */
+		}
+	}
 }

@@ -23,6 +23,7 @@
 #include "measure/env.h"
 #include "measure/plan.h"
 #include "measure/runner.h"
+#include "measure/slowpath.h"
 #include "vm/vm.h"
 #include "output/export.h"
 #include "output/pair.h"
@@ -292,6 +293,8 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 		return 0;
 	}
 	check_outputs(a, prom_path, sizeof(prom_path));
+	/* on the machine itself (a guest's run comes here too), before the lock */
+	cmd_refuse_residue(a->m.tracers, a->m.ntracers, a->m.accept_residue);
 	/*
 	 * --no-wait fails before the signal thread exists: a process that exits
 	 * while a detached thread is still starting leaves LeakSanitizer a
@@ -317,6 +320,7 @@ int run_measure(const struct run_args *a, run_hook hook, void *arg)
 			  cpus_restrict(&cpus, &old_cpus)))
 		die("cannot run on CPUs '%s'", a->m.cpus);
 	environment_collect(&r.env);
+	slowpath_probe(&r.slow_path);
 	clocks_for_run(&r.timing);
 	ret = runner_run(&p, &a->m, cmd_find_load(), &r, a->quiet ? NULL : stderr);
 	if (a->m.cpus)
@@ -376,8 +380,13 @@ int rate_measure(const struct rate_args *a)
 	struct rate_results *r = malloc(sizeof(*r));
 	int ret, removed = 0;
 
+	char *names[RATE_MAX_TRACERS];
+
 	if (!r)
 		die("out of memory");
+	for (int i = 0; i < a->ntracers; i++)
+		names[i] = (char *)a->tracers[i];
+	cmd_refuse_residue(names, a->ntracers, a->accept_residue);
 	if (a->wait_s == LOCK_NOWAIT)	/* before the signal thread: see run_measure */
 		cmd_take_lock(LOCK_NOWAIT);
 	cmd_signals_once();

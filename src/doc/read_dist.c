@@ -102,10 +102,60 @@ static int read_audit_residue(struct rd *x, json_t *d, struct audit_residue *a)
 	DONE(at, ret);
 }
 
+/*
+ * Absent where a fresh task took the fast path, and in documents from before
+ * the probe. causes null: unknown, and why.
+ */
+static int read_slow_path(struct rd *x, json_t *d, struct slow_path *s)
+{
+	json_t *o = json_object_get(d, "syscall_slow_path"), *c;
+	int64_t enabled = -1;
+	size_t at, i;
+	int ret;
+
+	*s = (struct slow_path){ .audit_enabled = -1, .getpid_ns = NAN, .never_task_ns = NAN };
+	if (!o)
+		return 0;
+	if (!json_is_object(o))
+		return rd_fail(x, "syscall_slow_path: want an object, not %s", rd_type(o));
+	at = rd_push(x, "syscall_slow_path");
+	c = json_object_get(o, "causes");
+	s->known = c && !json_is_null(c);
+	ret = rd_str(x, o, "unknown", s->unknown, sizeof(s->unknown), F_NULL) ||
+	      rd_int(x, o, "audit_enabled", 0, 2, F_NULL, &enabled) ||
+	      rd_str(x, o, "tracepoints", s->tracepoints, sizeof(s->tracepoints), F_NULL) ||
+	      rd_num(x, o, "getpid_ns", 0, F_NULL, &s->getpid_ns) ||
+	      rd_num(x, o, "never_task_getpid_ns", 0, F_NULL, &s->never_task_ns) ? -1 : 0;
+	s->audit_enabled = (int)enabled;
+	if (!ret && s->known && rd_array(x, o, "causes", SLOW_NCAUSES, &c))
+		ret = -1;
+	for (i = 0; !ret && s->known && i < json_array_size(c); i++) {
+		const char *n = json_string_value(json_array_get(c, i));
+		int k;
+
+		for (k = 0; n && slow_cause_names[k] && strcmp(slow_cause_names[k], n); k++)
+			;
+		if (!n || !slow_cause_names[k]) {
+			rd_push(x, "causes");
+			rd_push_index(x, i);
+			ret = rd_fail(x, "want one of audit, syscall_tracepoint, seccomp, ptrace, "
+				      "user_dispatch");
+		} else
+			s->causes |= 1u << k;
+	}
+	if (!ret && s->known == !!s->unknown[0]) {
+		rd_push(x, "unknown");
+		ret = rd_fail(x, "want a reason when causes is null, and null otherwise");
+	}
+	s->probed = !ret;
+	DONE(at, ret);
+}
+
 int doc_read_top_dist(struct rd *x, json_t *d, struct results *r)
 {
 	return read_timing(x, d, &r->timing) || read_stats_cost(x, d, &r->stats_cost) ||
-	       read_audit_residue(x, d, &r->audit_residue) ? -1 : 0;
+	       read_audit_residue(x, d, &r->audit_residue) ||
+	       read_slow_path(x, d, &r->slow_path) ? -1 : 0;
 }
 
 static int read_thread(struct rd *x, json_t *o, struct thread_fig *t)

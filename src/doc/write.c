@@ -302,6 +302,22 @@ static json_t *results_json(const struct results *r)
 				  "before_ns", json_num(r->audit_residue.before_ns),
 				  "never_task_ns", json_num(r->audit_residue.never_ns),
 				  "after_ns", json_num(r->audit_residue.after_ns)));
+	if (results_slow_path_said(&r->slow_path)) {
+		const struct slow_path *s = &r->slow_path;
+		json_t *causes = s->known ? json_array() : json_null();
+
+		for (int i = 0; s->known && i < SLOW_NCAUSES; i++)
+			if (s->causes & (1u << i))
+				json_array_append_new(causes, json_string(slow_cause_names[i]));
+		json_object_set_new(doc, "syscall_slow_path",
+			json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "causes", causes,
+				  "unknown", str_or_null(s->unknown),
+				  "audit_enabled", s->audit_enabled >= 0 ?
+					json_integer(s->audit_enabled) : json_null(),
+				  "tracepoints", str_or_null(s->tracepoints),
+				  "getpid_ns", json_num(s->getpid_ns),
+				  "never_task_getpid_ns", json_num(s->never_task_ns)));
+	}
 	if (r->drift.known)
 		json_object_set_new(doc, "repeat_drift",
 			json_pack("{s:o, s:o, s:i, s:i, s:o, s:o}",

@@ -49,6 +49,8 @@ struct measure_opts {
 	const char *tool_ready;        /* --ready, --hits: EREs on a cmd: tracer's output */
 	const char *tool_hits;
 	const char *audit_rules;       /* --audit-rules FILE: audit:rules' rule file */
+	bool accept_residue;           /* --accept-audit-residue: a TT_F_RESIDUE tracer may
+	                                  leave its residue on this boot (slowpath.h) */
 	int cmd_timeout_s;             /* a run of a cmd: workload is killed after this */
 	const char *cpus;              /* --cpus LIST: the CPUs cells run on; NULL: ours */
 	bool rotate;                   /* --placement rotate: every round runs pairs of

@@ -49,6 +49,7 @@ struct rate_args {
 	int step_ms;                      /* a step's length when neither is given */
 	bool all;                         /* every rate, also after the first not kept */
 	bool quiet, help;
+	bool accept_residue;              /* --accept-audit-residue (slowpath.h) */
 	int wait_s;                       /* the machine's lock (--wait); LOCK_NOWAIT */
 };
 

@@ -278,6 +278,48 @@ static void print_audit_residue(FILE *out, const struct audit_residue *a, const 
 		a->was_on ? " (audit was on already)" : "", n, f);
 }
 
+/*
+ * Why a fresh task takes the syscall slow path, said only when something is
+ * there (or it could not be read): every syscall pays that path's entry
+ * work already, so a syscall hook's cost below is marginal to it.
+ */
+static void print_slow_path(FILE *out, const struct slow_path *s, const struct style *st)
+{
+	static const char *const audit_now[] = { ", off now", ", on", ", on and locked (-e 2)" };
+	char why[1024] = "", g[24], n[24];
+	unsigned c = s->causes;
+
+	if (!results_slow_path_said(s))
+		return;
+	if (!s->known) {
+		fprintf(out, "%ssyscall slow path: unknown%s (%s)\n", st->yellow, st->reset, s->unknown);
+		return;
+	}
+#define WHY(...) snprintf(why + strlen(why), sizeof(why) - strlen(why), __VA_ARGS__)
+	if (c & (1u << SLOW_AUDIT))
+		WHY("%saudit: this boot has enabled audit%s", why[0] ? "; " : "",
+		    s->audit_enabled >= 0 && s->audit_enabled <= 2 ? audit_now[s->audit_enabled] : "");
+	if (c & (1u << SLOW_TRACEPOINT))
+		WHY("%sa syscall tracepoint is enabled%s%s", why[0] ? "; " : "",
+		    s->tracepoints[0] ? ": " : "", s->tracepoints);
+	if (c & (1u << SLOW_SECCOMP))
+		WHY("%sseccomp: tracetax runs under a filter, and so does every task it starts",
+		    why[0] ? "; " : "");
+	if (c & (1u << SLOW_PTRACE))
+		WHY("%sptrace: tracetax is traced", why[0] ? "; " : "");
+	if (c & (1u << SLOW_USER_DISPATCH))
+		WHY("%ssyscall user dispatch", why[0] ? "; " : "");
+#undef WHY
+	format_ns(g, sizeof(g), s->getpid_ns);
+	format_ns(n, sizeof(n), s->never_task_ns);
+	fprintf(out, "%ssyscall slow path%s: %s (%s); a fresh process's getpid %s ns%s%s%s; a syscall "
+		"hook's cost below is marginal to it\n", st->yellow, st->reset,
+		c & ((1u << SLOW_AUDIT) | (1u << SLOW_TRACEPOINT)) ? "every new task takes it" :
+		"the tasks tracetax starts take it", why, g,
+		isfinite(s->never_task_ns) ? ", " : "", isfinite(s->never_task_ns) ? n : "",
+		isfinite(s->never_task_ns) ? " ns with -a never,task" : "");
+}
+
 static void print_header(FILE *out, const struct results *r, const struct style *st)
 {
 	const struct environment *e = &r->env;
@@ -302,6 +344,7 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 			"in at most %d s\n", r->opts.precision, r->opts.precision, r->opts.max_time_s);
 	if (e->other_tracers[0] && strcmp(e->other_tracers, "none"))
 		fprintf(out, "%salready tracing: %s%s\n", st->yellow, e->other_tracers, st->reset);
+	print_slow_path(out, &r->slow_path, st);
 	output_dist_header(r, out, st->reset[0]);
 	print_floors(out, r, st);
 	print_noise(out, r, st);

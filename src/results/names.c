@@ -20,6 +20,11 @@ static const char *const end_phrases[] = {
 	[END_MAX_TIME] = "time share spent", [END_MAX_REPS] = "most reps", [END_STOPPED] = "",
 };
 
+const char *const slow_cause_names[] = {
+	[SLOW_AUDIT] = "audit", [SLOW_TRACEPOINT] = "syscall_tracepoint", [SLOW_SECCOMP] = "seccomp",
+	[SLOW_PTRACE] = "ptrace", [SLOW_USER_DISPATCH] = "user_dispatch", NULL,
+};
+
 const char *cell_status_name(enum cell_status s)
 {
 	return (unsigned)s <= CELL_FAILED ? cell_status_names[s] : "failed";

@@ -747,3 +747,8 @@ void results_release(struct results *r)
 	r->floors = NULL;
 	r->ncells = r->nfloors = 0;
 }
+
+bool results_slow_path_said(const struct slow_path *s)
+{
+	return s->probed && (!s->known || s->causes);
+}

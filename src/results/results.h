@@ -25,6 +25,7 @@ enum cell_end {
 /* Their names, by the enum and NULL-ended, and a phrase for people (names.c). */
 extern const char *const cell_status_names[];
 extern const char *const cell_end_names[];
+extern const char *const slow_cause_names[];   /* enum slow_cause, NULL-terminated */
 const char *cell_status_name(enum cell_status s);
 const char *cell_end_name(enum cell_end e);
 const char *cell_end_phrase(enum cell_end e);
@@ -131,6 +132,33 @@ struct audit_residue {
 	bool measured;            /* the run enabled audit */
 	bool was_on;              /* audit was already on when tracetax first enabled it */
 	double before_ns, never_ns, after_ns;
+};
+
+/*
+ * Why a fresh task on this box takes the syscall slow path, before the run
+ * touched anything (measure/slowpath.c): the syscall_work flags of a child
+ * tracetax forked, read by a BPF program on task_newtask. On that path every
+ * syscall pays the entry work once, so a syscall hook's measured cost is
+ * marginal to it. Said only when something is there, or when it could not
+ * be read (@known false, @unknown says why).
+ */
+enum slow_cause {
+	SLOW_AUDIT,               /* an audit context: this boot has enabled audit */
+	SLOW_TRACEPOINT,          /* a syscall tracepoint is enabled: every task */
+	SLOW_SECCOMP,             /* tracetax, and what it starts, run under a seccomp filter */
+	SLOW_PTRACE,              /* tracetax is traced (PTRACE_SYSCALL, SYSEMU, a single step) */
+	SLOW_USER_DISPATCH,       /* syscall user dispatch */
+	SLOW_NCAUSES
+};
+struct slow_path {
+	bool probed;              /* the probe ran; false: a document from before it */
+	bool known;
+	char unknown[200];        /* why not known; "" */
+	unsigned causes;          /* 1 << SLOW_* */
+	int audit_enabled;        /* audit's enabled flag now (0, 1, 2); -1: unknown */
+	char tracepoints[400];    /* the syscall tracepoints' consumers found; "" */
+	double getpid_ns;         /* a fresh process's getpid, CPU ns a call; NaN */
+	double never_task_ns;     /* the same with -a never,task loaded (audit); NaN */
 };
 
 /* The overhead of the reps whose thread 0 ran on one CPU (run --placement rotate). */
@@ -363,6 +391,7 @@ struct results {
 	int nfloors;
 	struct stats_cost stats_cost; /* the first BPF cell's, measured once */
 	struct audit_residue audit_residue; /* runs with audit cells */
+	struct slow_path slow_path;   /* the box's syscall slow path at the start */
 	double elapsed_s;
 	struct timing timing;
 	const struct claim_row *claims;   /* a plan's claims on this run (claims.h); NULL */
@@ -441,6 +470,8 @@ const char *results_reps_ran(const struct results *r, char *buf, size_t len, int
 /* Once every cell is finished: noise floors, and the cells under them. */
 void results_finish(struct results *r);
 void results_release(struct results *r);
+/* Whether the run's slow path is there to say: a cause, or the probe could not tell. */
+bool results_slow_path_said(const struct slow_path *s);
 /*
  * The machine's baseline noise for @workload at @threads: the median
  * baseline cv of its measured cells (NaN: none), their number in @ncells

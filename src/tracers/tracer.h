@@ -88,6 +88,10 @@ struct workload;
  * success, path...): its hits are at most the events, not the events (results.h,
  * HITS_UPTO; copied into the cell as hits_upto). */
 #define TT_F_HITS_UPTO  0x8
+/* Enabling it gives every task started until reboot the syscall slow path (audit's
+ * audit_ever_enabled): refused on a boot that never had it, unless the user accepts
+ * the residue (--accept-audit-residue) or the run is in a guest (measure/slowpath.h). */
+#define TT_F_RESIDUE    0x10
 
 struct tracer_ops {
 	const char *name;             /* stable: "ptrace:all", "bpf:tp" */

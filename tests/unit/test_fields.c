@@ -204,6 +204,11 @@ static void add_cmd_and_claims(void)
 	/* an audit cell's run: what audit left behind */
 	r.audit_residue = (struct audit_residue){ .measured = true, .before_ns = 60,
 						  .never_ns = 58, .after_ns = 90 };
+	/* a box whose fresh tasks take the syscall slow path: audit's residue, a tracepoint */
+	r.slow_path = (struct slow_path){ .probed = true, .known = true,
+					  .causes = (1u << SLOW_AUDIT) | (1u << SLOW_TRACEPOINT),
+					  .audit_enabled = 0, .tracepoints = "syscalls:sys_enter_getuid",
+					  .getpid_ns = 230, .never_task_ns = 135 };
 	/* an audit:rules cell: the rule set it loaded */
 	c.audit_rules = (struct cell_rules){ .file = "a.rules", .digest = "0123456789abcdef",
 					     .rules = 3 };

@@ -490,6 +490,98 @@ static void test_audit_once(void **state)
 	free(r.floors);
 }
 
+/* The table, the document and its reading back of @s: the header's text in *@t. */
+static json_t *slow_path_round(const struct slow_path *s, char **t, struct slow_path *back)
+{
+	struct slow_path keep = res.slow_path;
+	char *js, err[512];
+	struct doc d;
+	json_t *doc;
+
+	res.slow_path = *s;
+	*t = table(false);
+	js = output_json_string(&res);
+	doc = json_loads(js, 0, NULL);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(doc_parse(&d, js, strlen(js), err, sizeof(err)), 0);
+	*back = d.r.slow_path;
+	doc_release(&d);	/* and js, which the document took */
+	res.slow_path = keep;
+	return doc;
+}
+
+/* Said once in the header when there is something, and nothing when there is not. */
+static void test_slow_path(void **state)
+{
+	struct slow_path s = { .probed = true, .known = true,
+			       .causes = (1u << SLOW_AUDIT) | (1u << SLOW_TRACEPOINT),
+			       .audit_enabled = 0,
+			       .tracepoints = "syscalls:sys_enter_getuid in instance foo",
+			       .getpid_ns = 236, .never_task_ns = 138 }, back;
+	json_t *doc, *o, *c;
+	char *t;
+
+	(void)state;
+	doc = slow_path_round(&s, &t, &back);
+	assert_int_equal(count_of(t, "syscall slow path: every new task takes it (audit: this boot "
+				  "has enabled audit, off now; a syscall tracepoint is enabled: "
+				  "syscalls:sys_enter_getuid in instance foo); a fresh process's "
+				  "getpid 236.0 ns, 138.0 ns with -a never,task; a syscall hook's cost "
+				  "below is marginal to it\n"), 1);
+	assert_int_equal(count_of(t, "slow path"), 1);
+	o = json_object_get(doc, "syscall_slow_path");
+	assert_non_null(o);
+	c = json_object_get(o, "causes");
+	assert_int_equal(json_array_size(c), 2);
+	assert_string_equal(json_string_value(json_array_get(c, 0)), "audit");
+	assert_string_equal(json_string_value(json_array_get(c, 1)), "syscall_tracepoint");
+	assert_true(json_is_null(json_object_get(o, "unknown")));
+	assert_int_equal(json_integer_value(json_object_get(o, "audit_enabled")), 0);
+	assert_true(back.probed && back.known);
+	assert_int_equal(back.causes, s.causes);
+	assert_int_equal(back.audit_enabled, 0);
+	assert_string_equal(back.tracepoints, s.tracepoints);
+	assert_true(back.getpid_ns == 236 && back.never_task_ns == 138);
+	json_decref(doc);
+	free(t);
+
+	/* seccomp alone: tracetax's tasks, not every task; no never,task figure */
+	s = (struct slow_path){ .probed = true, .known = true, .causes = 1u << SLOW_SECCOMP,
+				.audit_enabled = -1, .getpid_ns = 180, .never_task_ns = NAN };
+	doc = slow_path_round(&s, &t, &back);
+	assert_int_equal(count_of(t, "syscall slow path: the tasks tracetax starts take it (seccomp: "
+				  "tracetax runs under a filter, and so does every task it starts); a "
+				  "fresh process's getpid 180.0 ns; a syscall hook's"), 1);
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "syscall_slow_path"),
+						 "audit_enabled")));
+	assert_int_equal(back.audit_enabled, -1);
+	assert_true(isnan(back.never_task_ns));
+	json_decref(doc);
+	free(t);
+
+	/* nothing there: nothing said, nothing written, nothing read back */
+	s = (struct slow_path){ .probed = true, .known = true, .audit_enabled = 0,
+				.getpid_ns = NAN, .never_task_ns = NAN };
+	doc = slow_path_round(&s, &t, &back);
+	assert_int_equal(count_of(t, "slow path"), 0);
+	assert_null(json_object_get(doc, "syscall_slow_path"));
+	assert_false(back.probed);
+	json_decref(doc);
+	free(t);
+
+	/* not known: said, with why; causes null */
+	s = (struct slow_path){ .probed = true, .unknown = "no kernel BTF", .audit_enabled = -1,
+				.getpid_ns = NAN, .never_task_ns = NAN };
+	doc = slow_path_round(&s, &t, &back);
+	assert_int_equal(count_of(t, "syscall slow path: unknown (no kernel BTF)\n"), 1);
+	o = json_object_get(doc, "syscall_slow_path");
+	assert_true(json_is_null(json_object_get(o, "causes")));
+	assert_true(back.probed && !back.known);
+	assert_string_equal(back.unknown, "no kernel BTF");
+	json_decref(doc);
+	free(t);
+}
+
 /* Prometheus: seconds, not ns; escaped labels; no figures for a cell not ok. */
 static void test_prometheus(void **state)
 {
@@ -538,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_noise_floor),
 		cmocka_unit_test(test_noise_once),
 		cmocka_unit_test(test_audit_once),
+		cmocka_unit_test(test_slow_path),
 		cmocka_unit_test(test_json_ok_cell),
 		cmocka_unit_test(test_json_unknowns_are_null),
 		cmocka_unit_test(test_table),

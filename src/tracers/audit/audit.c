@@ -117,51 +117,6 @@ static enum audit_mode mode_of(const struct tracer *t)
 	return ((const struct audit_family *)t->ops->data)->mode;
 }
 
-/*
- * A fresh process's syscall(getpid): ns a call, the least of 8 runs of
- * 20000 timed on its own CPU clock (the wall clock of a shared box is
- * anyone's). -1 when it cannot be measured.
- */
-static double fresh_getpid_ns(void)
-{
-	int p[2];
-	pid_t pid;
-	double ns = -1;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (!pid) {
-		double best = 1e18;
-
-		close(p[0]);
-		for (int r = 0; r < 8; r++) {
-			uint64_t t0 = thread_cpu_ns();
-
-			for (int i = 0; i < 20000; i++)
-				syscall(SYS_getpid);
-			double v = (double)(thread_cpu_ns() - t0) / 20000;
-
-			if (v < best)
-				best = v;
-		}
-		if (write(p[1], &best, sizeof(best)) != sizeof(best))
-			_exit(1);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], &ns, sizeof(ns)) != sizeof(ns))
-		ns = -1;
-	close(p[0]);
-	waitpid(pid, NULL, 0);
-	return ns;
-}
-
 bool tracers_audit_residue(double *before_ns, double *never_ns, double *after_ns, bool *was_on)
 {
 	if (!enabled_by_us || residue_before < 0)
@@ -591,11 +546,13 @@ static const struct audit_family fam_enabled = { AM_ENABLED }, fam_nomatch = { A
 static const char audit_caveat[] =
 	"run only when named (-t 'audit:*'). Once audit has been on, every process started "
 	"afterwards takes the syscall audit slow path until reboot, also after tracetax has put "
-	"audit back (its cells' notes give a fresh getpid before and after); load "
-	"'auditctl -a never,task' first to spare the box, or reboot after.";
+	"audit back (the run's header gives a fresh getpid before and after); load "
+	"'auditctl -a never,task' first to spare the box, or reboot after. On a boot that "
+	"never enabled audit they are refused without --accept-audit-residue (not in a "
+	"--kernel guest, whose residue dies with it).";
 
 #define AUDIT_OPS(nm, fam, hk, fl, vars, sum) { \
-	.name = nm, .hooks = hk, .summary = sum, .flags = TT_F_OPTIN | (fl), .data = &fam, \
+	.name = nm, .hooks = hk, .summary = sum, .flags = TT_F_OPTIN | TT_F_RESIDUE | (fl), .data = &fam, \
 	.variants = vars, \
 	.caveat = audit_caveat, \
 	.supported = audit_supported, .setup = audit_setup, .prefork = audit_prefork, \
