@@ -117,6 +117,25 @@ static int diff_objects(FILE *f, const char *what, json_t *a, json_t *b, char *m
 	return n;
 }
 
+/*
+ * A run's syscall slow path in words: "audit, syscall_tracepoint", "unknown",
+ * or "none said" (nothing there, or a document from before the probe).
+ */
+static void slow_words(const struct slow_path *s, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!s->known && s->probed) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	for (int i = 0; i < SLOW_NCAUSES; i++)
+		if (s->causes & (1u << i))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+				 slow_cause_names[i]);
+	if (!buf[0])
+		snprintf(buf, len, "none said");
+}
+
 static void print_run(FILE *f, const char *side, const struct doc *d)
 {
 	const struct environment *e = &d->r.env;
@@ -166,6 +185,17 @@ void compare_print_env(FILE *f, const struct doc *a, const struct doc *b, const 
 		if (strcmp(a->r.env.other_tracers, b->r.env.other_tracers) && strcmp(e->other_tracers, "none"))
 			fprintf(f, "%swarning: %c ran beside other tracing (%s): its cost is in %c's baselines%s\n",
 				st->bold_yellow, i ? 'B' : 'A', e->other_tracers, i ? 'B' : 'A', st->reset);
+	}
+	/* a box on the syscall slow path prices every syscall hook at its margin */
+	{
+		char wa[96], wb[96];
+
+		slow_words(&a->r.slow_path, wa, sizeof(wa));
+		slow_words(&b->r.slow_path, wb, sizeof(wb));
+		if (strcmp(wa, wb))
+			fprintf(f, "%swarning: a fresh task's syscall slow path: A %s, B %s: a syscall "
+				"hook's cost is marginal to that path where it is taken%s\n",
+				st->bold_yellow, wa, wb, st->reset);
 	}
 	fputc('\n', f);
 }

@@ -347,6 +347,44 @@ static void test_env_vm(void **state)
 	results_release(&b);
 }
 
+/* A on a box with the audit residue, B on one without: said, with each side's causes. */
+static void test_env_slow_path(void **state)
+{
+	static const struct cmp_style plain = { "", "", "", "", "", "" };
+	struct results a, b;
+	struct doc da = { 0 }, db = { 0 };
+	char err[512], *ta, *tb, *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	fake_results(&a, 5, 0);
+	fake_results(&b, 5, 225);
+	a.slow_path = (struct slow_path){ .probed = true, .known = true, .causes = 1u << SLOW_AUDIT,
+					  .audit_enabled = 0, .getpid_ns = 230, .never_task_ns = 135 };
+	ta = output_json_string(&a);
+	tb = output_json_string(&b);
+	assert_int_equal(doc_parse(&da, ta, strlen(ta), err, sizeof(err)), 0);
+	assert_int_equal(doc_parse(&db, tb, strlen(tb), err, sizeof(err)), 0);
+	f = open_memstream(&out, &len);
+	compare_print_env(f, &da, &db, &plain);
+	fclose(f);
+	if (!strstr(out, "warning: a fresh task's syscall slow path: A audit, B none said: a syscall "
+		    "hook's cost is marginal to that path where it is taken\n"))
+		fail_msg("no warning in: %s", out);
+	free(out);
+	/* the same on both sides: nothing */
+	f = open_memstream(&out, &len);
+	compare_print_env(f, &da, &da, &plain);
+	fclose(f);
+	assert_null(strstr(out, "slow path"));
+	free(out);
+	doc_release(&da);
+	doc_release(&db);
+	results_release(&a);
+	results_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_runs_rule_sets),
 		cmocka_unit_test(test_runs_tcg),
 		cmocka_unit_test(test_env_vm),
+		cmocka_unit_test(test_env_slow_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
