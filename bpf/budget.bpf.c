@@ -39,7 +39,28 @@ const volatile __u32 by_auid = 0;         /* 1: count auid_nr too (audit:rules) 
  * offset in the kernel's BTF ("___tt" is dropped when matching names).
  */
 struct kuid___tt { __u32 val; };
-struct task_struct___tt { struct kuid___tt loginuid; } __attribute__((preserve_access_index));
+struct task_struct___tt {
+	struct kuid___tt loginuid;
+	void *audit_context;
+} __attribute__((preserve_access_index));
+
+/*
+ * Whether budget's own task has an audit context (CONFIG_AUDITSYSCALL):
+ * 2 yes, 1 no, 0 not read. A task forked after audit was first enabled on
+ * this boot gets one (unless a task-list never rule says not), and every
+ * syscall of it takes the slow path: the audit residue, which a syscall
+ * hook then finds paid already.
+ */
+__u32 self_audit_ctx = 0;
+
+static void read_self_audit_ctx(void)
+{
+	struct task_struct___tt *t = (void *)bpf_get_current_task();
+
+	if (self_audit_ctx || !bpf_core_field_exists(t->audit_context))
+		return;
+	self_audit_ctx = BPF_CORE_READ(t, audit_context) ? 2 : 1;
+}
 
 /* (auid, syscall number) -> calls; full: counted in auid_unnamed. */
 struct {
@@ -123,9 +144,11 @@ int tt_budget(struct bpf_raw_tracepoint_args *ctx)
 		else
 			tgid = ns.tgid;
 	}
-	if (filter_tgid && tgid != filter_tgid)
+	if (tgid == self_tgid) {
+		read_self_audit_ctx();
 		return 0;
-	if (tgid == self_tgid)
+	}
+	if (filter_tgid && tgid != filter_tgid)
 		return 0;
 	if (filter_cgid && bpf_get_current_ancestor_cgroup_id(filter_level) != filter_cgid)
 		return 0;

@@ -23,6 +23,7 @@
 
 #include "base/activity.h"
 #include "base/signals.h"
+#include "base/utf8.h"
 #include "base/util.h"
 #include "load/syscalls.h"
 #include "measure/rates.h"
@@ -190,6 +191,8 @@ static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 			procs[nprocs].pid = next & BUDGET_OUTSIDE_NS ? 0 : (int)next;
 			memcpy(procs[nprocs].comm, pc.comm, sizeof(pc.comm));
 			procs[nprocs].comm[sizeof(procs[nprocs].comm) - 1] = '\0';
+			/* anyone's to set, "\xff" too: the documents hold UTF-8 */
+			utf8_scrub(procs[nprocs].comm, sizeof(procs[nprocs].comm));
 			procs[nprocs].events = (int64_t)pc.n;
 			nprocs++;
 		}
@@ -321,22 +324,9 @@ static int cmd_wait(pid_t pid, const char *name, char *err, size_t len)
 	return 0;
 }
 
-int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, size_t len)
+/* @r's scope, in words, from @o */
+static void scope_of(const struct rates_opts *o, struct budget_rates *r)
 {
-	struct budget_bpf *skel = NULL;
-	struct bpf_link *link = NULL;
-	uint64_t cgid = 0;
-	uint32_t level = 0;
-	struct stat ns;
-	char eb[96];
-	int stats_fd = -1, ret = -1, go = -1;
-	pid_t child = 0;
-	double t0, end;
-
-	memset(r, 0, sizeof(*r));
-	r->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (o->cgroup && cgroup_id(o->cgroup, &cgid, &level, err, len))
-		return -1;
 	if (o->argv)
 		snprintf(r->scope, sizeof(r->scope), "the command '%s'", o->argv[0]);
 	else if (o->pid)
@@ -346,19 +336,18 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 	else
 		snprintf(r->scope, sizeof(r->scope), "the whole box");
 	snprintf(r->target, sizeof(r->target), "%s", o->target ? o->target : "");
-	if (rates_allowed(err, len))
-		return -1;
-	tt_bpf_capture();	/* libbpf's words go to debug(): ours say what failed */
-	skel = budget_bpf__open();
-	if (!skel) {
-		snprintf(err, len, "cannot open the rate counter: %s",
-			 tt_bpf_errstr(errno, eb, sizeof(eb)));
-		return -1;
-	}
-	if (o->argv && (child = cmd_fork(o, &go, err, len)) < 0) {
-		child = 0;
-		goto out;
-	}
+}
+
+/*
+ * The counter loaded with @o's filters (@child: the command's process, 0
+ * none; @cgid, @level: the cgroup's): 0, or -1 and @err.
+ */
+static int counter_load(const struct rates_opts *o, struct budget_bpf *skel, pid_t child,
+			uint64_t cgid, uint32_t level, char *err, size_t len)
+{
+	struct stat ns;
+	char eb[96];
+
 	skel->rodata->filter_tgid = (uint32_t)(child ? child : o->pid);
 	skel->rodata->self_tgid = (uint32_t)getpid();
 	/* our pids are our namespace's: the counter translates the kernel's to them */
@@ -374,7 +363,7 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 
 		if (!s) {
 			snprintf(err, len, "unknown syscall '%s' (--target)", o->target);
-			goto out;
+			return -1;
 		}
 		skel->rodata->filter_nr = (int32_t)s->nr;
 	}
@@ -383,9 +372,74 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 
 		snprintf(err, len, "cannot load the rate counter: %s%s", tt_bpf_errstr(e, eb, sizeof(eb)),
 			 e == EPERM || e == EACCES ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "");
-		goto out;
+		return -1;
 	}
 	activity_own_bpf_prog(bpf_program__fd(skel->progs.tt_budget));
+	return 0;
+}
+
+/*
+ * The window, the counter attached: o->seconds, or the command's run
+ * (*@child execs at a byte on *@go; both are taken: 0 and -1 after).
+ * 0; 128+signal; -1 and @err.
+ */
+static int window(const struct rates_opts *o, pid_t *child, int *go, char *err, size_t len)
+{
+	double end = now_s() + o->seconds;
+	int ret;
+
+	if (*child) {
+		if (write(*go, "g", 1) != 1) {	/* the command execs */
+			snprintf(err, len, "cannot start the command: %s", strerror(errno));
+			return -1;
+		}
+		close(*go);
+		*go = -1;
+		signals_doing("counting the calls of '%s'", o->argv[0]);
+		ret = cmd_wait(*child, o->argv[0], err, len);
+		*child = 0;
+		if (ret)
+			return -1;
+	} else {
+		signals_doing("counting events for %d s", o->seconds);
+		while (!signals_interrupted() && now_s() < end)
+			usleep(20000);
+	}
+	signals_doing(NULL);
+	return signals_interrupted() ? 128 + signals_interrupted() : 0;
+}
+
+int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, size_t len)
+{
+	struct budget_bpf *skel = NULL;
+	struct bpf_link *link = NULL;
+	uint64_t cgid = 0;
+	uint32_t level = 0;
+	char eb[96];
+	int stats_fd = -1, ret = -1, go = -1;
+	pid_t child = 0;
+	double t0;
+
+	memset(r, 0, sizeof(*r));
+	r->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->cgroup && cgroup_id(o->cgroup, &cgid, &level, err, len))
+		return -1;
+	scope_of(o, r);
+	if (rates_allowed(err, len))
+		return -1;
+	tt_bpf_capture();	/* libbpf's words go to debug(): ours say what failed */
+	skel = budget_bpf__open();
+	if (!skel) {
+		snprintf(err, len, "cannot open the rate counter: %s",
+			 tt_bpf_errstr(errno, eb, sizeof(eb)));
+		return -1;
+	}
+	if (o->argv && (child = cmd_fork(o, &go, err, len)) < 0) {
+		child = 0;
+		goto out;
+	}
+	if (counter_load(o, skel, child, cgid, level, err, len))
+		goto out;
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (stats_fd < 0)
 		snprintf(r->self_reason, sizeof(r->self_reason),
@@ -396,37 +450,16 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 		goto out;
 	}
 	t0 = now_s();
-	end = t0 + o->seconds;
-	if (child) {
-		if (write(go, "g", 1) != 1) {	/* the command execs */
-			snprintf(err, len, "cannot start the command: %s", strerror(errno));
-			goto out;
-		}
-		close(go);
-		go = -1;
-		signals_doing("counting the calls of '%s'", o->argv[0]);
-		ret = cmd_wait(child, o->argv[0], err, len);
-		child = 0;
-		if (ret)
-			goto out;
-		ret = -1;
-	} else {
-		signals_doing("counting events for %d s", o->seconds);
-		while (!signals_interrupted() && now_s() < end)
-			usleep(20000);
-	}
+	ret = window(o, &child, &go, err, len);
 	bpf_link__destroy(link);
 	link = NULL;
 	r->seconds = now_s() - t0;
-	signals_doing(NULL);
-	if (signals_interrupted()) {
-		ret = 128 + signals_interrupted();
+	if (ret)
 		goto out;
-	}
 	read_counts(o, skel, r);
+	r->audit_ctx = skel->bss->self_audit_ctx ? (int)skel->bss->self_audit_ctx - 1 : -1;
 	if (stats_fd >= 0)
 		self_cost(skel, r, 0, 0);
-	ret = 0;
 out:
 	if (go >= 0)
 		close(go);	/* a command not started: it exits at the read */

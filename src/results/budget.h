@@ -58,6 +58,13 @@ struct budget_rates {
 	struct budget_auid_nr *auid_nr;
 	int nauid_nr;
 	int64_t auid_unnamed;     /* calls its table had no room for */
+	/*
+	 * budget's own task has an audit context: 1 (audit was enabled on this
+	 * boot: the residue; every task forked since takes the syscall slow
+	 * path), 0 none, -1 not read (no CONFIG_AUDITSYSCALL, or no syscall of
+	 * its own in the window)
+	 */
+	int audit_ctx;
 	/* the counter's own program time (BPF stats over the window) */
 	bool self_measured;
 	char self_reason[200];
