@@ -69,8 +69,9 @@ struct att_consumer {
 	char reads[8];
 	pid_t target;             /* ptrace, seccomp: the process whose syscalls it sees */
 	char target_comm[16];
-	/* counters as read at the sample; counted false: @why says why not */
+	/* counters as read at the sample (@t: when, now_s()); counted false: @why says why not */
 	bool counted;
+	double t;
 	char why[160];
 	uint64_t run_cnt, run_ns;             /* BPF */
 	uint64_t written, lost;               /* ftrace, over every CPU */

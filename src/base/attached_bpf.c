@@ -22,6 +22,7 @@
 
 #include "base/activity.h"
 #include "base/attached.h"
+#include "base/util.h"
 
 /* activity's tracing types, and LSM programs: they run on every hook of theirs */
 static int tracing_type(__u32 type)
@@ -220,6 +221,7 @@ static int add_prog(struct att_list *l, const struct att_fds *f, __u32 id, struc
 	c->counted = true;
 	c->run_cnt = info.run_cnt;
 	c->run_ns = info.run_time_ns;
+	c->t = now_s();
 	for (size_t i = 0; i < f->n; i++) {
 		const struct att_fd *e = &f->v[i];
 
@@ -333,6 +335,7 @@ int att_perf_scan(struct att_list *l, const struct att_fds *f)
 			else
 				c->ncounts++;
 		}
+		c->t = now_s();
 		if (pidfd >= 0)
 			close(pidfd);
 		snprintf(c->what, sizeof(c->what), "%d perf event%s without a BPF program", nfds,

@@ -20,6 +20,7 @@
 #include "base/attached.h"
 #include "base/audit_nl.h"
 #include "base/tracefs_util.h"
+#include "base/util.h"
 
 /* The lines of a tracefs list file, "; " joined into @out */
 static int list_file(const char *path, char *out, size_t len)
@@ -155,6 +156,7 @@ static int buffer(struct att_list *l, const struct att_fds *f, const char *tdir,
 	if (tracer[0])
 		snprintf(c->what + strlen(c->what), sizeof(c->what) - strlen(c->what), "%s", tracer);
 	c->counted = !buffer_counts(dir, c);
+	c->t = now_s();
 	if (!c->counted)
 		snprintf(c->why, sizeof(c->why), "its per-CPU stats could not be read");
 	/* its readers: a file under the buffer's directory, not under an instance of the top's */

@@ -28,6 +28,7 @@
 #include "cmd/session.h"
 #include "doc/attached.h"
 #include "doc/read.h"
+#include "load/syscalls.h"
 #include "load/workloads.h"
 #include "measure/attached.h"
 #include "measure/env.h"
@@ -65,7 +66,13 @@ struct attached_args {
 	bool quiet, measure, no_store;
 };
 
-/* The workload each mechanism's cost is measured on: the cheapest syscall, its hook's fixed cost */
+/*
+ * The workload of a mechanism's cost when its consumers hook no syscall
+ * whose loop the load has: the cheapest syscall, its hook's fixed cost.
+ * Its collateral is measured there too, with the hook on close: what a
+ * hook on another syscall costs getpid (run -w getpid -t TRACER --target
+ * close, docs/method.md "collateral").
+ */
 #define COST_WORKLOAD "getpid"
 
 static void parse(int argc, char **argv, struct attached_args *a)
@@ -125,26 +132,86 @@ static void parse(int argc, char **argv, struct attached_args *a)
 		die_usage("unexpected argument '%s'", argv[optind]);
 }
 
-/* A tracer's overhead (over @wl) and its own program time into every row whose dispatch it stands for */
-static void cell_cost(struct attached *at, const char *tracer, const char *source, int64_t run_id,
-		      double ns, double lo, double hi, double prog_ns, const char *wl, int nwl,
-		      bool weighted)
+/* The load's loop of syscall @s (syscall(2) straight from the loop); NULL: none */
+static const char *loop_of(const struct tt_syscall *s)
 {
-	for (int i = 0; i < at->nrows; i++) {
-		struct att_cost *c = &at->rows[i].cost;
+	for (const struct workload *w = workloads; s && w->name; w++)
+		if (w->syscall && !w->cmd && w->lib == WL_NONE && !strcmp(w->syscall, s->name))
+			return w->name;
+	return NULL;
+}
 
-		if (strcmp(c->tracer, tracer) || c->source[0])
-			continue;
-		snprintf(c->source, sizeof(c->source), "%s", source);
-		c->run_id = run_id;
-		c->cell_ns = ns;
-		c->cell_lo = lo;
-		c->cell_hi = hi;
-		c->cell_prog_ns = prog_ns;
-		snprintf(c->workloads, sizeof(c->workloads), "%s", wl);
-		c->nworkloads = nwl;
-		c->per_cpu_weighted = weighted;
+/* A syscall by its name or its tracepoint's ("getuid", "newstat") */
+static const struct tt_syscall *syscall_named(const char *name)
+{
+	char ev[96];
+
+	snprintf(ev, sizeof(ev), "sys_enter_%s", name);
+	for (const struct tt_syscall *s = tt_syscalls; s->name; s++)
+		if (!strcmp(s->name, name) || !strcmp(s->event, ev))
+			return s;
+	return NULL;
+}
+
+/*
+ * The workloads whose cell may stand for @r's events, best first (at most
+ * @max): the loop of the syscall it hooks; for a consumer of every syscall
+ * (raw_syscalls, perf trace, ptrace, seccomp), the loops of the box's most
+ * frequent syscalls, in order; getpid last, the hook's fixed cost on the
+ * cheapest syscall. One cell is taken, with its own interval (never a mean
+ * over workloads: an interval bounded by the widest of them says nothing).
+ */
+static int cost_workloads(const struct att_row *r, const struct budget_rates *rt,
+			  const char **out, int max)
+{
+	char name[64];
+	int n = 0;
+
+	if (attached_syscall_of(r, name, sizeof(name))) {
+		if (name[0] && loop_of(syscall_named(name)))
+			out[n++] = loop_of(syscall_named(name));
+		for (int i = 0; !name[0] && i < rt->nnrs && n < max - 1; i++) {
+			const char *wl = loop_of(tt_syscall_by_nr(rt->nrs[i].nr));
+
+			if (wl && strcmp(wl, COST_WORKLOAD))
+				out[n++] = wl;
+		}
 	}
+	out[n++] = COST_WORKLOAD;
+	return n;
+}
+
+static void row_cell_cost(struct att_row *r, const char *source, int64_t run_id, double ns,
+			  double lo, double hi, double prog_ns, const char *wl, bool weighted)
+{
+	struct att_cost *c = &r->cost;
+
+	snprintf(c->source, sizeof(c->source), "%s", source);
+	c->run_id = run_id;
+	c->cell_ns = ns;
+	c->cell_lo = lo;
+	c->cell_hi = hi;
+	c->cell_prog_ns = prog_ns;
+	snprintf(c->workloads, sizeof(c->workloads), "%s", wl);
+	c->nworkloads = 1;
+	c->per_cpu_weighted = weighted;
+	c->why[0] = '\0';
+}
+
+static void row_coll_cost(struct att_row *r, const char *tracer, const char *source,
+			  int64_t run_id, double ns, double lo, double hi)
+{
+	struct att_collateral *k = &r->coll;
+
+	snprintf(k->tracer, sizeof(k->tracer), "%s", tracer);
+	snprintf(k->source, sizeof(k->source), "%s", source);
+	snprintf(k->workload, sizeof(k->workload), ATT_COLL_WORKLOAD);
+	snprintf(k->target, sizeof(k->target), ATT_COLL_TARGET);
+	k->run_id = run_id;
+	k->cell_ns = ns;
+	k->cell_lo = lo;
+	k->cell_hi = hi;
+	k->why[0] = '\0';
 }
 
 static double prog_ns_of(const struct prog_time *p)
@@ -152,48 +219,86 @@ static double prog_ns_of(const struct prog_time *p)
 	return !p->bpf ? 0 : p->measured ? p->ns_per_run : NAN;
 }
 
+struct hook_arg {
+	struct attached *at;
+	bool collateral;          /* the --target run: the cells are collaterals */
+};
+
 static void measured_hook(struct results *r, void *arg)
 {
+	struct hook_arg *h = arg;
+	struct attached *at = h->at;
+
 	for (int i = 0; i < r->ncells; i++) {
 		const struct cell *c = &r->cells[i];
 
-		if (c->status == CELL_OK && c->threads == 1 && !strcmp(c->workload, COST_WORKLOAD))
-			cell_cost(arg, c->tracer, "measured", 0, c->overhead.mean, c->overhead.ci95[0],
-				  c->overhead.ci95[1], prog_ns_of(&c->prog), COST_WORKLOAD, 1, false);
-	}
-}
-
-/* The distinct tracers of the rows that have events to cost, ","-joined; how many */
-static int tracers_wanted(const struct attached *at, char *buf, size_t len)
-{
-	int n = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < at->nrows; i++) {
-		const char *t = at->rows[i].cost.tracer;
-		bool seen = false;
-
-		/* audit:rules needs the rule file: the live set's costs come from the store */
-		if (!t[0] || !isfinite(at->rows[i].rate) || !strcmp(t, "audit:rules"))
+		if (c->status != CELL_OK || c->threads != 1)
 			continue;
-		for (int k = 0; k < i && !seen; k++)
-			seen = isfinite(at->rows[k].rate) && !strcmp(at->rows[k].cost.tracer, t);
-		if (!seen) {
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", n ? "," : "", t);
-			n++;
+		for (int k = 0; k < at->nrows; k++) {
+			struct att_row *w = &at->rows[k];
+			const char *wl[BUDGET_TOP_NRS + 2];
+
+			if (strcmp(w->cost.tracer, c->tracer))
+				continue;
+			if (h->collateral) {
+				if (attached_box_slow_path(w) && !w->coll.source[0])
+					row_coll_cost(w, c->tracer, "measured", 0, c->overhead.mean,
+						      c->overhead.ci95[0], c->overhead.ci95[1]);
+				continue;
+			}
+			cost_workloads(w, &at->rates, wl, BUDGET_TOP_NRS + 2);
+			if (!w->cost.source[0] && !strcmp(wl[0], c->workload))
+				row_cell_cost(w, "measured", 0, c->overhead.mean, c->overhead.ci95[0],
+					      c->overhead.ci95[1], prog_ns_of(&c->prog), c->workload,
+					      false);
 		}
 	}
-	return n;
 }
 
-static int measure_costs(const struct attached_args *a, struct attached *at)
+/* @list ","-joined, @s added unless there */
+static void list_add(char *list, size_t len, const char *s)
 {
-	char tracers[1024], reps[16], ms[16], err[512];
-	const char *argv[16];
+	size_t n = strlen(s);
+
+	for (const char *p = list; *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p))
+		if (!strncmp(p, s, n) && (p[n] == ',' || !p[n]))
+			return;
+	snprintf(list + strlen(list), len - strlen(list), "%s%s", *list ? "," : "", s);
+}
+
+/*
+ * The distinct tracers of the rows that have events to cost, and the
+ * first workload of each (@coll: those of the rows with a collateral),
+ * ","-joined; whether there is any
+ */
+static bool tracers_wanted(const struct attached *at, bool coll, char *buf, size_t len,
+			   char *wls, size_t wlen)
+{
+	buf[0] = wls[0] = '\0';
+	for (int i = 0; i < at->nrows; i++) {
+		const struct att_row *r = &at->rows[i];
+		const char *t = r->cost.tracer, *wl[BUDGET_TOP_NRS + 2];
+
+		/* audit:rules needs the rule file: the live set's costs come from the store */
+		if (!t[0] || !isfinite(r->rate) || !strcmp(t, "audit:rules") ||
+		    (coll && !attached_box_slow_path(r)))
+			continue;
+		cost_workloads(r, &at->rates, wl, BUDGET_TOP_NRS + 2);
+		list_add(wls, wlen, coll ? ATT_COLL_WORKLOAD : wl[0]);
+		list_add(buf, len, t);
+	}
+	return buf[0] != '\0';
+}
+
+static int measure_run(const struct attached_args *a, struct attached *at, bool coll)
+{
+	char tracers[1024], wls[256], reps[16], ms[16], err[512];
+	const char *argv[20];
+	struct hook_arg h = { at, coll };
 	struct run_args ra;
 	int n = 0, ret;
 
-	if (!tracers_wanted(at, tracers, sizeof(tracers)))
+	if (!tracers_wanted(at, coll, tracers, sizeof(tracers), wls, sizeof(wls)))
 		return 0;
 	snprintf(reps, sizeof(reps), "%d", a->reps);
 	snprintf(ms, sizeof(ms), "%d", a->run_ms);
@@ -201,7 +306,11 @@ static int measure_costs(const struct attached_args *a, struct attached *at)
 	argv[n++] = "-t";
 	argv[n++] = tracers;
 	argv[n++] = "-w";
-	argv[n++] = COST_WORKLOAD;
+	argv[n++] = wls;
+	if (coll) {
+		argv[n++] = "--target";
+		argv[n++] = ATT_COLL_TARGET;
+	}
 	argv[n++] = "-r";
 	argv[n++] = reps;
 	argv[n++] = "--run-ms";
@@ -218,9 +327,17 @@ static int measure_costs(const struct attached_args *a, struct attached *at)
 	if (cli_parse_run(n, (char **)argv, &ra, err, sizeof(err)))
 		die("cannot measure the costs: %s", err);
 	ra.no_table = true;
-	ret = run_measure(&ra, measured_hook, at);
+	ret = run_measure(&ra, measured_hook, &h);
 	cli_release(&ra);
 	return ret;
+}
+
+/* Each mechanism's cost on its consumers' workloads, then its collateral (--target) */
+static int measure_costs(const struct attached_args *a, struct attached *at)
+{
+	int ret = measure_run(a, at, false);
+
+	return ret >= 128 ? ret : measure_run(a, at, true);
 }
 
 /*
@@ -302,17 +419,56 @@ static void audit_costs(const struct attached_args *a, struct attached *at, stru
 }
 
 /*
- * Each row's tracer's cost from the store, on every syscall workload that
- * has one (cmd_stored_cost: the store's rule, this host, kernel and
- * version, newer than --max-age): their mean, bounded by the lowest and
- * highest of their intervals. Each workload's cost is weighted by the
- * box's syscalls per CPU where its cell has costs per CPU.
+ * @r's cost from the store (cmd_stored_cost: the store's rule, this host,
+ * kernel and version, newer than --max-age): the cell of the first of its
+ * workloads (cost_workloads) that the store has, with that cell's own
+ * interval, weighted by the box's syscalls per CPU where the cell has
+ * costs per CPU. 0, 1 none stored, -1 @err.
  */
+static int stored_cost(struct store *s, struct store_cost_query q, struct att_row *r,
+		       const struct budget_rates *rt, char *err, size_t len)
+{
+	const char *wl[BUDGET_TOP_NRS + 2];
+	int n = cost_workloads(r, rt, wl, BUDGET_TOP_NRS + 2), rc = 1;
+
+	for (int i = 0; i < n && rc > 0; i++) {
+		struct budget_cost bc = { 0 };
+		double p, ns, lo, hi;
+		bool weighted;
+
+		q.workload = wl[i];
+		if ((rc = cmd_stored_cost(s, &q, &bc, &p, err, len)))
+			continue;
+		weighted = budget_cost_weighted(&bc, rt->per_cpu, rt->ncpu, &ns, &lo, &hi);
+		row_cell_cost(r, "store", bc.run_id, ns, lo, hi, p, wl[i], weighted);
+	}
+	if (rc > 0)
+		snprintf(err, len, "on %s%s", wl[0], n > 1 ? " nor getpid" : "");
+	return rc;
+}
+
+/* @r's collateral cost from the store: its tracer's --target close cell on getpid */
+static int stored_coll(struct store *s, struct store_cost_query q, struct att_row *r, char *err,
+		       size_t len)
+{
+	struct budget_cost bc = { 0 };
+	int rc;
+
+	q.workload = ATT_COLL_WORKLOAD;
+	q.target = ATT_COLL_TARGET;
+	rc = cmd_stored_cost(s, &q, &bc, NULL, err, len);
+	if (!rc)
+		row_coll_cost(r, q.tracer, "store", bc.run_id, bc.ns, bc.lo, bc.hi);
+	return rc;
+}
+
+/* Each row's cost and collateral cost from the store, where not measured now */
 static void stored_costs(const struct attached_args *a, struct attached *at,
 			 const struct environment *env)
 {
 	char path[4096], err[512], since[32], host[32];
 	struct store *s = NULL;
+	int rc;
 
 	utc_iso(time(NULL) - (time_t)a->max_age_h * 3600, since, sizeof(since));
 	if (!store_path(a->store, path, sizeof(path), err, sizeof(err)))
@@ -322,50 +478,27 @@ static void stored_costs(const struct attached_args *a, struct attached *at,
 		.hostname = env->hostname, .kernel = env->kernel, .version = env->tracetax_version,
 		.host_id = host, .since = since });
 	for (int i = 0; i < at->nrows; i++) {
-		struct att_cost *c = &at->rows[i].cost;
+		struct att_row *r = &at->rows[i];
+		struct att_cost *c = &r->cost;
 		struct store_cost_query q = {
 			.tracer = c->tracer, .hostname = env->hostname, .kernel = env->kernel,
 			.version = env->tracetax_version, .host_id = host, .since = since,
 		};
-		double ns = 0, lo = INFINITY, hi = -INFINITY, prog = 0;
-		char wl[96] = "";
-		int64_t run_id = 0;
-		int n = 0, nweighted = 0, rc = s ? 1 : -1;
+		char e2[512];
 
-		if (!c->tracer[0] || c->source[0] || c->why[0] || !strcmp(c->tracer, "audit:rules"))
+		if (!c->tracer[0] || c->why[0] || !strcmp(c->tracer, "audit:rules"))
 			continue;
-		for (const struct workload *w = workloads; s && w->name && rc >= 0; w++) {
-			struct budget_cost bc = { 0 };
-			double p, wn, wlo, whi;
-
-			if (!w->syscall || w->cmd)
-				continue;
-			q.workload = w->name;
-			rc = cmd_stored_cost(s, &q, &bc, &p, err, sizeof(err));
-			if (rc)
-				continue;
-			nweighted += budget_cost_weighted(&bc, at->rates.per_cpu, at->rates.ncpu,
-							  &wn, &wlo, &whi);
-			ns += wn;
-			lo = fmin(lo, wlo);
-			hi = fmax(hi, whi);
-			prog += p;
-			snprintf(wl + strlen(wl), sizeof(wl) - strlen(wl), "%s%s", n ? ", " : "", w->name);
-			if (!run_id)
-				run_id = bc.run_id;
-			n++;
-		}
-		if (rc < 0 || !n) {
-			for (int k = i; k < at->nrows; k++)
-				if (!strcmp(at->rows[k].cost.tracer, c->tracer))
-					snprintf(at->rows[k].cost.why, sizeof(c->why), rc >= 0 ?
-						 "no cost of %s stored for this host, kernel and version in "
-						 "the last %d h: add --measure" : "%s: add --measure",
-						 rc >= 0 ? c->tracer : err, a->max_age_h);
+		if (!c->source[0] && (rc = s ? stored_cost(s, q, r, &at->rates, e2, sizeof(e2)) : -1))
+			snprintf(c->why, sizeof(c->why), rc > 0 ? "no cost of %s %s stored for this host, "
+				 "kernel and version in the last %d h: add --measure" : "%s%s: add --measure",
+				 rc > 0 ? c->tracer : s ? e2 : err, rc > 0 ? e2 : "", a->max_age_h);
+		if (!attached_box_slow_path(r) || r->coll.source[0])
 			continue;
-		}
-		cell_cost(at, c->tracer, "store", run_id, ns / n, lo, hi, prog / n, wl, n,
-			  nweighted == n);
+		if ((rc = s ? stored_coll(s, q, r, e2, sizeof(e2)) : -1))
+			snprintf(r->coll.why, sizeof(r->coll.why), rc > 0 ? "no collateral cost of %s "
+				 "stored (tracetax run -w getpid -t %s --target close) for this host, "
+				 "kernel and version in the last %d h: add --measure" : "%s%s: add --measure",
+				 rc > 0 ? c->tracer : s ? e2 : err, rc > 0 ? c->tracer : "", a->max_age_h);
 	}
 	store_close(s);
 }

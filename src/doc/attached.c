@@ -69,6 +69,25 @@ static json_t *cost_json(const struct att_cost *c)
 			 "share_ci95", json_pack("[o, o]", num(c->share_lo), num(c->share_hi)));
 }
 
+/* What it costs the syscalls it does not see (results/attached.h, att_collateral) */
+static json_t *coll_json(const struct att_collateral *c)
+{
+	bool have = c->source[0] && !c->shared;
+
+	return json_pack("{s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "box", c->box, "shared", c->shared, "why", str_or_null(c->why),
+			 "events", count(c->events), "per_s", num(c->rate),
+			 "tracer", have ? json_string(c->tracer) : json_null(),
+			 "workload", have ? json_string(c->workload) : json_null(),
+			 "target", have ? json_string(c->target) : json_null(),
+			 "source", have ? json_string(c->source) : json_null(),
+			 "run_id", have && c->run_id ? json_integer(c->run_id) : json_null(),
+			 "ns_per_syscall", num(c->cell_ns),
+			 "ci95", json_pack("[o, o]", num(c->cell_lo), num(c->cell_hi)),
+			 "share_pct", num(c->share),
+			 "share_ci95", json_pack("[o, o]", num(c->share_lo), num(c->share_hi)));
+}
+
 static json_t *row_json(const struct att_row *r)
 {
 	json_t *holders = json_array();
@@ -76,7 +95,7 @@ static json_t *row_json(const struct att_row *r)
 	for (int k = 0; k < r->c.nholders; k++)
 		json_array_append_new(holders, proc_json(&r->c.holders[k]));
 	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o,"
-			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "kind", att_kind_name(r->c.kind), "key", r->c.key, "mechanism", r->c.mech,
 			 "attached_to", r->c.what, "name", str_or_null(r->c.name),
 			 "prog_id", r->c.prog_id ? json_integer(r->c.prog_id) : json_null(),
@@ -87,6 +106,7 @@ static json_t *row_json(const struct att_row *r)
 			 "events", count(r->events), "per_s", num(r->rate), "lost", count(r->lost),
 			 "run_cnt", count(r->run_cnt), "run_time_ns", num(r->run_ns),
 			 "prog_ns_per_run", num(r->prog_ns), "cost", cost_json(&r->cost),
+			 "collateral", coll_json(&r->coll),
 			 "bpftop_share_pct", num(r->cost.bpftop_share));
 }
 
@@ -155,11 +175,13 @@ static json_t *audit_json(const struct attached *a)
 
 static json_t *owner_json(const struct att_owner *o)
 {
-	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:o, s:[o, o], s:f, s:o, s:b, s:o}",
+	return json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:o, s:[o, o], s:f, s:f, s:o, s:b,"
+			 " s:o}",
 			 "pid", o->p.pid ? json_integer(o->p.pid) : json_null(), "comm", o->p.comm,
 			 "cmdline", o->p.cmdline, "consumers", o->nrows, "uncounted", o->nuncounted,
 			 "floors", o->nfloor, "per_s", o->rate, "prog_ns_per_s", o->prog_ns_total,
 			 "share_pct", num(o->share), "share_ci95", num(o->share_lo), num(o->share_hi),
+			 "collateral_share_pct", o->coll_share,
 			 "bpftop_share_pct", o->bpftop_share, "own_cpu_pct", num(o->own_share),
 			 "own_cpu_added", o->own_added, "own_cpu_why", str_or_null(o->own_why));
 }
@@ -193,6 +215,17 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		      "own_cpu_pct", num(a->own_share), "own_cpu_in_cost_pct", a->own_in_cost,
 		      "own_cpu_unread", a->own_unread,
 		      "consumers", rows, "owners", owners, "audit_rules", audit_json(a));
+	if (d) {
+		json_t *t = json_object_get(d, "total");
+
+		json_object_set_new(t, "seen_share_pct", num(a->seen_share));
+		json_object_set_new(t, "seen_ci95", json_pack("[o, o]", num(a->seen_lo), num(a->seen_hi)));
+		json_object_set_new(t, "collateral_share_pct", num(a->coll_share));
+		json_object_set_new(t, "collateral_ci95", json_pack("[o, o]", num(a->coll_lo),
+								    num(a->coll_hi)));
+		json_object_set_new(d, "slow_path", json_pack("{s:o, s:s}", "audit_residue",
+			a->residue < 0 ? json_null() : json_boolean(a->residue), "how", a->residue_how));
+	}
 	if (!d)
 		die("cannot build the attached document");
 	text = json_dumps(d, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

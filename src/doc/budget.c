@@ -368,6 +368,18 @@ static int read_attached(json_t *d, json_t *env, struct budget_brief *b, char *e
 	}
 	snprintf(b->scope, sizeof(b->scope), "what is attached (budget --attached): %.3g%% of the "
 		 "box's CPU [%.3g, %.3g], bpftop's method %.3g%%", share, lo, hi, bt);
+	/* the collateral, of the total: documents from before it have none */
+	if (json_object_get(total, "collateral_share_pct")) {
+		double coll;
+
+		if (get_num(total, "collateral_share_pct", &coll)) {
+			snprintf(err, errlen, "/total/collateral_share_pct: not a number");
+			return -1;
+		}
+		if (isfinite(coll))
+			snprintf(b->scope + strlen(b->scope), sizeof(b->scope) - strlen(b->scope),
+				 ", of which %.3g%% the syscalls their hooks do not see (collateral)", coll);
+	}
 	/* the owners' own CPU: documents from before it have none */
 	if (json_object_get(total, "own_cpu_pct")) {
 		if (get_num(total, "own_cpu_pct", &own)) {

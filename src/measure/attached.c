@@ -50,6 +50,10 @@ static struct att_row *row_add(struct attached *a, const struct att_consumer *c)
 	r->events = r->lost = r->run_cnt = -1;
 	r->rate = r->prog_ns = r->run_ns = NAN;
 	r->cost.cell_ns = r->cost.cell_lo = r->cost.cell_hi = r->cost.cell_prog_ns = NAN;
+	r->coll.cell_ns = r->coll.cell_lo = r->coll.cell_hi = NAN;
+	r->coll.share = r->coll.share_lo = r->coll.share_hi = r->coll.rate = NAN;
+	r->coll.events = -1;
+	r->coll.carrier = -1;
 	snprintf(r->cost.tracer, sizeof(r->cost.tracer), "%s", attached_tracer_of(r) ?: "");
 	return r;
 }
@@ -84,6 +88,16 @@ static void syscall_row(struct attached *a, struct att_row *r, const struct budg
 		r->events = a->rates.events;
 	} else {
 		r->events = proc_events(all, nall, pid);
+		/* the counter's table was full: a process not in it may have made calls */
+		if (r->events < 0 && (a->rates.unnamed > 0 || nall >= ALL_PROCS)) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "the counter's table of processes was full (%d; %lld "
+				 "calls of processes it had no room for)", nall,
+				 (long long)a->rates.unnamed);
+			not_counted(r, "%s", why);
+			return;
+		}
 		/* a process the counter never saw made no syscall in the window */
 		if (r->events < 0)
 			r->events = kill(pid, 0) && errno == ESRCH ? -1 : 0;
@@ -102,7 +116,8 @@ static void delta_row(struct att_row *r, const struct att_consumer *b, const str
 	int64_t n = 0;
 	int paired = 0;
 
-	r->seconds = seconds;
+	/* its counters were read at each sample's own time: their distance is its window */
+	r->seconds = b->t > 0 && e->t > b->t ? e->t - b->t : seconds;
 	switch (r->c.kind) {
 	case ATT_BPF:
 		r->run_cnt = (int64_t)(e->run_cnt - b->run_cnt);
@@ -140,6 +155,24 @@ static void delta_row(struct att_row *r, const struct att_consumer *b, const str
 	snprintf(r->state, sizeof(r->state), "counted");
 }
 
+/*
+ * Why a perf event without a program (not perf trace's) is not counted:
+ * its attributes cannot be read from outside, so its count may be cycles
+ * or a clock's ns (perf stat), not events hooked; one whose holder holds
+ * BPF programs is most likely their output ring (bpftrace's), whose
+ * writing is in their run time already.
+ */
+static const char *perf_why(const struct att_list *l, const struct att_consumer *c)
+{
+	for (size_t i = 0; i < l->n; i++)
+		for (int k = 0; l->v[i].kind == ATT_BPF && k < l->v[i].nholders; k++)
+			if (c->nholders && l->v[i].holders[k].pid == c->holders[0].pid)
+				return "its holder holds BPF programs: an output ring of theirs, written "
+				       "in their run time (priced there)";
+	return "a perf event's type cannot be read from outside: its count may be cycles or a "
+	       "clock's (perf stat), not hooked events; only perf trace's are priced";
+}
+
 /* The rows of the two samples; @b, @e: the samples, @dt their distance */
 static int rows_of(struct attached *a, const struct att_list *b, const struct att_list *e,
 		   double dt, const struct budget_proc *all, int nall)
@@ -158,6 +191,8 @@ static int rows_of(struct attached *a, const struct att_list *b, const struct at
 			syscall_row(a, r, all, nall);
 		} else if (c->kind == ATT_DYNEVENT) {
 			not_counted(r, "%s", c->why);
+		} else if (c->kind == ATT_PERF && !attached_tracer_of(r)) {
+			not_counted(r, "%s", perf_why(b, c));
 		} else if (!c->counted || !end->counted) {
 			not_counted(r, "%s", c->counted ? end->why : c->why);
 		} else if (c->kind == ATT_BPF && !a->stats_on) {
@@ -321,6 +356,11 @@ int attached_measure(const struct attached_opts *o, struct attached *a, char *er
 	if (ret)
 		ret = 0;	/* rates_why says it: the syscall-hooking rows are not counted */
 	t1 = now_s();
+	a->residue = a->rates_why[0] ? -1 : a->rates.audit_ctx;
+	snprintf(a->residue_how, sizeof(a->residue_how), "%s", a->residue < 0 ?
+		 "not known: budget's own task's audit context could not be read" : a->residue ?
+		 "budget's own task, forked on this boot, has an audit context" :
+		 "budget's own task has no audit context");
 	own_read(a, own_start, true);
 	signals_doing("reading the box's tracing consumers");
 	if (att_scan(&e)) {

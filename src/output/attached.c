@@ -70,16 +70,29 @@ static void ns_str(char *buf, size_t len, const struct att_cost *c)
 		snprintf(buf, len, "%.0f [%.0f, %.0f]", c->ns, c->lo, c->hi);
 }
 
+/* A row's collateral share: its own, "shared" (another row carries it), "-" none */
+static void coll_str(char *buf, size_t len, const struct att_collateral *c)
+{
+	if (!c->box)
+		snprintf(buf, len, "-");
+	else if (c->shared)
+		snprintf(buf, len, "shared");
+	else if (!isfinite(c->share))
+		snprintf(buf, len, "no cost");
+	else
+		share_str(buf, len, c->share, c->share_lo, c->share_hi, false);
+}
+
 static void print_rows(const struct attached *a, FILE *f)
 {
-	fprintf(f, "%-32s %-14s %-26s %-20s %9s %8s %18s %7s %8s %20s  %s\n", "consumer",
+	fprintf(f, "%-32s %-14s %-26s %-20s %9s %8s %18s %7s %8s %20s %22s  %s\n", "consumer",
 		"mechanism", "attached to", "owner", "events/s", "lost", "ns/event [95% CI]",
-		"program", "dispatch", "share of CPU [CI]", "state");
+		"program", "dispatch", "share of CPU [CI]", "collateral [CI]", "state");
 	for (int i = 0; i < a->nrows; i++) {
 		const struct att_row *r = &a->rows[i];
 		const struct att_cost *c = &r->cost;
 		char who[48], owner[48], rate[16], lost[24] = "-", prog[24] = "-", disp[24] = "-";
-		char ns[48], share[64];
+		char ns[48], share[64], coll[64];
 
 		consumer_str(who, sizeof(who), r);
 		owner_str(owner, sizeof(owner), r);
@@ -92,9 +105,10 @@ static void print_rows(const struct attached *a, FILE *f)
 			snprintf(disp, sizeof(disp), "%.1f", c->disp_ns);
 		ns_str(ns, sizeof(ns), c);
 		share_str(share, sizeof(share), c->share, c->share_lo, c->share_hi, c->floor);
-		fprintf(f, "%-32.32s %-14.14s %-26.26s %-20.20s %9s %8s %18s %7s %8s %20s  %s%s%s\n",
-			who, r->c.mech, r->c.what, owner, rate, lost, ns, prog, disp, share, r->state,
-			r->why[0] ? ": " : "", r->why);
+		coll_str(coll, sizeof(coll), &r->coll);
+		fprintf(f, "%-32.32s %-14.14s %-26.26s %-20.20s %9s %8s %18s %7s %8s %20s %22s  "
+			"%s%s%s\n", who, r->c.mech, r->c.what, owner, rate, lost, ns, prog, disp, share,
+			coll, r->state, r->why[0] ? ": " : "", r->why);
 	}
 }
 
@@ -126,10 +140,9 @@ static void print_costs(const struct attached *a, FILE *f)
 				snprintf(src, sizeof(src), "stored run %lld", (long long)c->run_id);
 			else
 				snprintf(src, sizeof(src), "measured now");
-			fprintf(f, "  %-20s %.1f ns/event [%.1f, %.1f] (%s; on %s%s; %s), its program "
+			fprintf(f, "  %-20s %.1f ns/event [%.1f, %.1f] (%s; on %s; %s), its program "
 				"%.1f ns: dispatch %.1f ns\n", c->tracer, c->cell_ns, c->cell_lo,
-				c->cell_hi, src, c->workloads, c->nworkloads > 1 ? ": their mean, "
-				"bounds their lowest and highest" : "", c->per_cpu_weighted ?
+				c->cell_hi, src, c->workloads, c->per_cpu_weighted ?
 				"weighted by the box's syscalls per CPU" : "not per-CPU weighted: no "
 				"costs per CPU (run --placement rotate)", c->cell_prog_ns, c->disp_ns);
 		}
@@ -137,6 +150,35 @@ static void print_costs(const struct attached *a, FILE *f)
 			fprintf(f, "  %-20s %s%s\n", c->tracer[0] ? c->tracer : who,
 				c->floor ? "program time only, a floor: " : "no cost: ",
 				c->why[0] ? c->why : "-");
+	}
+}
+
+/* What the syscall hooks cost the syscalls they do not see, and where that cost comes from */
+static void print_collateral(const struct attached *a, FILE *f)
+{
+	bool any = false;
+
+	for (int i = 0; i < a->nrows; i++) {
+		const struct att_row *r = &a->rows[i];
+		const struct att_collateral *c = &r->coll;
+		char who[48], rate[16];
+
+		if (!c->box)
+			continue;
+		if (!any)
+			fprintf(f, "\ncollateral: a syscall tracepoint puts every task on the syscall slow "
+				"path; the box's syscalls it does not see pay it (%s, --target %s: what a "
+				"hook on %s costs %s)\n", "a tracer's cost on " ATT_COLL_WORKLOAD, ATT_COLL_TARGET,
+				ATT_COLL_TARGET, ATT_COLL_WORKLOAD);
+		any = true;
+		consumer_str(who, sizeof(who), r);
+		rate_str(rate, sizeof(rate), c->rate);
+		if (c->source[0] && isfinite(c->share) && !c->shared && a->residue != 1)
+			fprintf(f, "  %-32.32s %s syscalls/s x %.1f ns [%.1f, %.1f] (%s, %s)\n", who, rate,
+				c->cell_ns, c->cell_lo, c->cell_hi, c->tracer, c->run_id ? "stored" :
+				"measured now");
+		else
+			fprintf(f, "  %-32.32s %s syscalls/s: %s\n", who, rate, c->why[0] ? c->why : "-");
 	}
 }
 
@@ -290,19 +332,32 @@ void output_attached(const struct attached *a, FILE *f)
 		fprintf(f, "bpf: no run counts: %s\n", a->stats_why);
 	if (a->rates_why[0])
 		fprintf(f, "syscalls: not counted: %s\n", a->rates_why);
-	fprintf(f, "audit: %s\n\n", a->audit);
+	fprintf(f, "audit: %s\n", a->audit);
+	if (a->residue == 1)
+		fprintf(f, "syscall slow path: taken already by every task forked on this boot since "
+			"audit was first enabled (the audit residue: %s): a syscall hook's collateral "
+			"is then 0\n", a->residue_how);
+	fprintf(f, "\n");
 	if (!a->nrows) {
 		fprintf(f, "no tracing consumer found\n");
 		return;
 	}
 	print_rows(a, f);
 	print_costs(a, f);
+	print_collateral(a, f);
 	print_audit(a, f);
 	print_owners(a, f);
 	share_str(share, sizeof(share), a->share, a->share_lo, a->share_hi, false);
 	output_pct_str(bt, sizeof(bt), a->bpftop_share);
-	fprintf(f, "\ntotal: %s%s of the box's CPU; bpftop's method (run_time_ns / run_cnt x rate, "
-		"BPF programs only): %s\n", share, a->nfloor ? " (a floor: some consumers have no cost)" : "",
-		bt);
+	fprintf(f, "\ntotal: %s%s of the box's CPU", share,
+		a->nfloor ? " (a floor: some consumers have no cost)" : "");
+	if (isfinite(a->coll_share)) {
+		char seen[64], coll[64];
+
+		share_str(seen, sizeof(seen), a->seen_share, a->seen_lo, a->seen_hi, false);
+		share_str(coll, sizeof(coll), a->coll_share, a->coll_lo, a->coll_hi, false);
+		fprintf(f, ": the events seen %s, the collateral %s", seen, coll);
+	}
+	fprintf(f, "; bpftop's method (run_time_ns / run_cnt x rate, BPF programs only): %s\n", bt);
 	print_own_total(a, f);
 }

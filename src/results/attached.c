@@ -5,12 +5,19 @@
  * consumer nobody holds (a pinned program, an instance with no reader) is
  * the "unknown owner"'s, pid 0.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
 #include "results/attached.h"
+
+static bool perf_trace(const struct att_row *r)
+{
+	return r->c.kind == ATT_PERF && r->c.nholders &&
+	       !strncmp(r->c.holders[0].cmdline, "perf trace", 10);
+}
 
 const char *attached_tracer_of(const struct att_row *r)
 {
@@ -29,10 +36,13 @@ const char *attached_tracer_of(const struct att_row *r)
 				return bpf[i].tracer;
 		return NULL;
 	case ATT_PERF:
-		/* perf trace: its tool's cost per syscall, two events each (attached_costs halves it) */
-		if (r->c.nholders && !strncmp(r->c.holders[0].cmdline, "perf trace", 10))
-			return "perf-trace";
-		return "perf:sample";
+		/*
+		 * perf trace: its tool's cost per syscall, two events each
+		 * (attached_costs halves it). No other: a perf event's type
+		 * cannot be read from outside, and its count may be cycles
+		 * (perf stat), not hooked events (measure/attached.c)
+		 */
+		return perf_trace(r) ? "perf-trace" : NULL;
 	case ATT_FTRACE:
 		/* events only: the function tracer's cost is per function, not measured as such */
 		if (strstr(r->c.what, "tracer "))
@@ -57,6 +67,75 @@ const char *attached_tracer_of(const struct att_row *r)
 	default:
 		return NULL;
 	}
+}
+
+/*
+ * The syscall names in @what ("sys_enter_getuid", "syscalls:sys_exit_close"),
+ * into @buf when they are one: true; "" with true when a raw one
+ * (sys_enter, sys_exit: every syscall) or several; false when none.
+ */
+static bool syscall_in(const char *what, char *buf, size_t len)
+{
+	bool found = false, several = false;
+
+	buf[0] = '\0';
+	for (const char *p = what; (p = strstr(p, "sys_e")); p++) {
+		const char *n = !strncmp(p, "sys_enter", 9) ? p + 9 : !strncmp(p, "sys_exit", 8) ?
+				p + 8 : NULL;
+		size_t k;
+
+		if (!n)
+			continue;
+		if (p > what && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+			continue;	/* __x64_sys_exit... a function, not a tracepoint */
+		found = true;
+		if (*n != '_') {	/* raw: every syscall */
+			several = true;
+			continue;
+		}
+		n++;
+		k = strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		if (!k)
+			continue;
+		if (buf[0] && (strlen(buf) != k || strncmp(buf, n, k)))
+			several = true;
+		else if (k < len)
+			snprintf(buf, len, "%.*s", (int)k, n);
+	}
+	if (several)
+		buf[0] = '\0';
+	return found;
+}
+
+bool attached_syscall_of(const struct att_row *r, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	switch (r->c.kind) {
+	case ATT_BPF:
+		if (strcmp(r->c.mech, "tracepoint") && strcmp(r->c.mech, "raw_tracepoint") &&
+		    strcmp(r->c.mech, "tp_btf"))
+			return false;
+		return syscall_in(r->c.what, buf, len);
+	case ATT_FTRACE:
+		if (strstr(r->c.what, "tracer "))
+			return false;
+		return syscall_in(r->c.what, buf, len);
+	case ATT_PERF:
+		return perf_trace(r);
+	case ATT_PTRACE:
+	case ATT_SECCOMP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool attached_box_slow_path(const struct att_row *r)
+{
+	char s[64];
+
+	return (r->c.kind == ATT_BPF || r->c.kind == ATT_FTRACE || r->c.kind == ATT_PERF) &&
+	       attached_syscall_of(r, s, sizeof(s));
 }
 
 static double pct(const struct attached *a, double ns_per_s)
@@ -189,11 +268,91 @@ static void row_cost(struct attached *a, struct att_row *r)
 	c->share_hi = pct(a, r->rate * c->hi);
 }
 
+/*
+ * The syscalls @r sees over the counter's window (its own is the time
+ * between its two reads): perf trace's events are a sys_enter and a
+ * sys_exit each
+ */
+static double seen_syscalls(const struct att_row *r, double seconds)
+{
+	return r->rate * seconds / (perf_trace(r) ? 2 : 1);
+}
+
+/*
+ * The collateral of the consumers that put the box on the syscall slow
+ * path: the box's syscalls none of them sees, at the dearest of their
+ * --target costs. The slow path is one for all of them (the kernel's
+ * flag is per task, not per hook): the first consumer with that cost
+ * carries it, the others say so; with the audit residue every task takes
+ * it already, and it is 0.
+ */
+static void collateral(struct attached *a)
+{
+	double seen = 0;
+	int64_t other;
+	int carrier = -1;
+
+	for (int i = 0; i < a->nrows; i++) {
+		struct att_row *r = &a->rows[i];
+		struct att_collateral *c = &r->coll;
+
+		c->box = isfinite(r->rate) && attached_box_slow_path(r);
+		c->carrier = -1;
+		c->events = -1;
+		c->rate = c->share = c->share_lo = c->share_hi = NAN;
+		if (!c->box)
+			continue;
+		seen += seen_syscalls(r, a->rates.seconds);
+		if (isfinite(c->cell_ns) && (carrier < 0 || c->cell_ns > a->rows[carrier].coll.cell_ns))
+			carrier = i;
+	}
+	other = a->rates.events - (int64_t)llround(seen);
+	for (int i = 0; i < a->nrows; i++) {
+		struct att_collateral *c = &a->rows[i].coll;
+
+		if (!c->box)
+			continue;
+		if (a->rates_why[0]) {
+			snprintf(c->why, sizeof(c->why), "the box's syscalls were not counted: %s",
+				 a->rates_why);
+			continue;
+		}
+		c->events = other > 0 ? other : 0;
+		c->rate = a->rates.seconds > 0 ? (double)c->events / a->rates.seconds : NAN;
+		if (a->residue == 1) {
+			c->cell_ns = c->cell_lo = c->cell_hi = 0;
+			c->share = c->share_lo = c->share_hi = 0;
+			snprintf(c->why, sizeof(c->why), "0: this box carries the audit residue (audit was "
+				 "enabled on this boot: every task forked since has an audit context and "
+				 "takes the syscall slow path already, %s)", a->residue_how);
+			continue;
+		}
+		if (carrier >= 0 && carrier != i) {
+			c->shared = true;
+			c->carrier = carrier;
+			c->share = c->share_lo = c->share_hi = 0;
+			snprintf(c->why, sizeof(c->why), "the slow path is one for every syscall hook: "
+				 "counted on %s", a->rows[carrier].c.key);
+			continue;
+		}
+		if (carrier < 0) {
+			if (!c->why[0])
+				snprintf(c->why, sizeof(c->why), "no collateral cost");
+			a->nfloor++;	/* its share is then the seen part's only */
+			continue;
+		}
+		c->share = pct(a, c->rate * c->cell_ns);
+		c->share_lo = pct(a, c->rate * c->cell_lo);
+		c->share_hi = pct(a, c->rate * c->cell_hi);
+	}
+}
+
 void attached_costs(struct attached *a)
 {
-	int ncosted = 0;
+	int ncosted = 0, ncoll = 0;
 
 	a->share = a->share_lo = a->share_hi = a->bpftop_share = 0;
+	a->coll_share = a->coll_lo = a->coll_hi = 0;
 	a->nfloor = 0;
 	for (int i = 0; i < a->nrows; i++) {
 		struct att_row *r = &a->rows[i];
@@ -210,8 +369,31 @@ void attached_costs(struct attached *a)
 		if (r->cost.floor || (r->rate != 0 && !isfinite(r->cost.share)))
 			a->nfloor++;
 	}
-	if (!ncosted)
+	collateral(a);
+	for (int i = 0; i < a->nrows; i++) {
+		const struct att_collateral *c = &a->rows[i].coll;
+
+		if (!isfinite(c->share))
+			continue;
+		a->coll_share += c->share;
+		a->coll_lo += c->share_lo;
+		a->coll_hi += c->share_hi;
+		ncoll++;
+	}
+	a->seen_share = ncosted ? a->share : NAN;
+	a->seen_lo = ncosted ? a->share_lo : NAN;
+	a->seen_hi = ncosted ? a->share_hi : NAN;
+	if (!ncoll)
+		a->coll_share = a->coll_lo = a->coll_hi = NAN;
+	if (!ncosted && !ncoll) {
 		a->share = a->share_lo = a->share_hi = NAN;
+		return;
+	}
+	if (ncoll) {
+		a->share += a->coll_share;
+		a->share_lo += a->coll_lo;
+		a->share_hi += a->coll_hi;
+	}
 }
 
 static struct att_proc owner_of(const struct att_row *r)
@@ -325,9 +507,17 @@ void attached_owners(struct attached *a)
 			o->share_hi += r->cost.share_hi;
 			o->ncosted++;
 		}
+		if (isfinite(r->coll.share)) {	/* what its consumers cost the syscalls they do not see */
+			o->share += r->coll.share;
+			o->share_lo += r->coll.share_lo;
+			o->share_hi += r->coll.share_hi;
+			o->coll_share += r->coll.share;
+			o->ncosted += !isfinite(r->cost.share);
+		}
 		if (isfinite(r->cost.bpftop_share))
 			o->bpftop_share += r->cost.bpftop_share;
-		if (r->cost.floor || (r->rate != 0 && !isfinite(r->cost.share)))
+		if (r->cost.floor || (r->rate != 0 && !isfinite(r->cost.share)) ||
+		    (r->coll.box && !isfinite(r->coll.share)))
 			o->nfloor++;
 	}
 	a->own_share = NAN;

@@ -46,6 +46,34 @@ struct att_cost {
 	double bpftop_share;      /* run_time_ns / run_cnt x rate, % of the box; NaN: not BPF */
 };
 
+/*
+ * What a consumer costs the syscalls it does not see (docs/budget.md,
+ * "The collateral"). A syscall tracepoint (ftrace, perf or BPF, and
+ * raw_syscalls) puts every task on the box on the syscall slow path while
+ * it is registered: each of their other syscalls pays the slow path and
+ * the probe's test, measured by the same tracer with --target (`run -w
+ * getpid -t TRACER --target close`: what a hook on close costs getpid).
+ * ptrace, seccomp and audit already count every syscall of their tasks
+ * as seen: they have no collateral beyond it.
+ */
+#define ATT_COLL_WORKLOAD "getpid"
+#define ATT_COLL_TARGET "close"
+
+struct att_collateral {
+	bool box;                 /* it taxes every task's other syscalls */
+	bool shared;              /* another consumer carries the box's slow path (carrier) */
+	int carrier;              /* the row that carries it; -1: itself or none */
+	char why[240];            /* why it is 0, shared, or has no cost */
+	char tracer[64];          /* whose --target cell gives the cost */
+	char workload[32], target[32];
+	char source[16];          /* "store", "measured", "" */
+	int64_t run_id;
+	int64_t events;           /* the box's syscalls it does not see, over the window; -1 n/a */
+	double rate;              /* their rate; NaN n/a */
+	double cell_ns, cell_lo, cell_hi;  /* per syscall, 95% CI; NaN none */
+	double share, share_lo, share_hi;  /* % of the box's CPU; NaN none */
+};
+
 /* What a consumer took over the window. */
 struct att_row {
 	struct att_consumer c;    /* as found at the window's start (its end: "appeared") */
@@ -64,7 +92,8 @@ struct att_row {
 	int64_t run_cnt;          /* BPF stats over the window */
 	double run_ns;
 	double prog_ns;           /* run_ns / run_cnt; NaN: no run or no stats */
-	struct att_cost cost;
+	struct att_cost cost;     /* of the events it sees */
+	struct att_collateral coll;   /* of the syscalls it does not see */
 };
 
 /*
@@ -85,7 +114,9 @@ struct att_owner {
 	int nuncounted;           /* rows without a count: its rate is then a floor */
 	double rate;              /* sum of its counted rows' events/s */
 	double prog_ns_total;     /* sum of counted BPF run_ns / seconds: ns of CPU per s */
-	double share, share_lo, share_hi;   /* % of the box: its costed consumers'; NaN none */
+	double share, share_lo, share_hi;   /* % of the box: its costed consumers', their
+	                                       collateral with; NaN none */
+	double coll_share;        /* of it, the collateral */
 	double bpftop_share;
 	int nfloor;               /* consumers whose share is a floor or unknown */
 	int ncosted;
@@ -116,6 +147,16 @@ struct attached {
 	struct budget_rates rates;   /* the syscall counter's window */
 	char rates_why[256];      /* the counter could not run: syscall-hooking rows not counted */
 	double share, share_lo, share_hi;   /* every costed consumer's, % of the box; NaN none */
+	double seen_share, seen_lo, seen_hi;   /* of it, the events the consumers see */
+	double coll_share, coll_lo, coll_hi;   /* of it, their collateral; NaN: none costed */
+	/*
+	 * Whether this box's tasks take the syscall slow path already: the
+	 * audit residue (audit enabled once on this boot: every task forked
+	 * since has an audit context). 1 yes (the collateral is then 0), 0 no,
+	 * -1 not known; residue_how says how it was told.
+	 */
+	int residue;
+	char residue_how[200];
 	/*
 	 * The audit rules loaded (the "audit rules" row; audit_set), read from the kernel
 	 * and summarised as budget -t audit:rules summarises a file; its walk
@@ -143,6 +184,19 @@ struct attached {
 
 /* The tracer whose measured overhead stands for @r's dispatch; NULL: none measures it. */
 const char *attached_tracer_of(const struct att_row *r);
+/*
+ * The syscall @r hooks, from its attach point, into @buf: "getuid" for
+ * sys_enter_getuid; "" for every syscall (raw_syscalls, perf trace, a
+ * ptrace or seccomp supervisor: all of their tasks'). false: it hooks no
+ * one syscall or set of them that budget can tell (kprobes, uprobes...).
+ */
+bool attached_syscall_of(const struct att_row *r, char *buf, size_t len);
+/*
+ * Whether @r puts every task on the box on the syscall slow path: a
+ * syscall tracepoint (BPF, ftrace, perf trace), which taxes the syscalls
+ * it does not see (its collateral, att_collateral).
+ */
+bool attached_box_slow_path(const struct att_row *r);
 /*
  * Each counted row's cost and share from its cost.cell_* (filled by the
  * caller from the store or a measurement; cost.tracer "" or cell_ns NaN:

@@ -40,6 +40,7 @@ static struct att_row row(enum att_kind kind, pid_t holder, pid_t target, double
 	r.rate = rate;
 	r.run_cnt = -1;
 	r.cost.share = r.cost.share_lo = r.cost.share_hi = r.cost.bpftop_share = NAN;
+	r.coll.share = r.coll.share_lo = r.coll.share_hi = NAN;
 	return r;
 }
 
@@ -137,6 +138,113 @@ static void test_ftrace_reader_tracer(void **state)
 		snprintf(r.c.reads, sizeof(r.c.reads), "%s", want[i].reads);
 		assert_string_equal(attached_tracer_of(&r), want[i].tracer);
 	}
+}
+
+/* The syscall a consumer hooks, from its attach point; none for a kprobe */
+static void test_syscall_of(void **state)
+{
+	static const struct { enum att_kind kind; const char *mech, *what, *want; } cases[] = {
+		{ ATT_BPF, "tracepoint", "sys_enter_getuid", "getuid" },
+		{ ATT_BPF, "tracepoint", "sys_exit_close, sys_enter_close", "close" },
+		{ ATT_BPF, "tracepoint", "sys_enter_getuid, sys_enter_close", "" },
+		{ ATT_BPF, "raw_tracepoint", "sys_enter", "" },
+		{ ATT_FTRACE, "ftrace", "events syscalls:sys_enter_newstat; read through trace_pipe",
+		  "newstat" },
+		{ ATT_FTRACE, "ftrace", "events raw_syscalls:sys_enter", "" },
+		{ ATT_PTRACE, "ptrace", "pid 7 (x)", "" },
+		{ ATT_BPF, "kprobe", "__x64_sys_exit_group+0", NULL },
+		{ ATT_BPF, "tracepoint", "sched_switch", NULL },
+		{ ATT_FTRACE, "ftrace", "events sched:sched_switch", NULL },
+		{ ATT_PERF, "perf_event", "2 perf events without a BPF program", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct att_row r = row(cases[i].kind, 10, 0, 1);
+		char got[64];
+		bool one;
+
+		snprintf(r.c.mech, sizeof(r.c.mech), "%s", cases[i].mech);
+		snprintf(r.c.what, sizeof(r.c.what), "%s", cases[i].what);
+		one = attached_syscall_of(&r, got, sizeof(got));
+		assert_int_equal(one, cases[i].want != NULL);
+		if (cases[i].want)
+			assert_string_equal(got, cases[i].want);
+		assert_int_equal(attached_box_slow_path(&r),
+				 cases[i].want && cases[i].kind != ATT_PTRACE);
+	}
+}
+
+/*
+ * The collateral: 4000 syscalls on the box in 1 s on 2 CPUs; a BPF program
+ * on getuid sees 1000 of them, an ftrace instance on getuid 500 (one slow
+ * path for both: the program, dearer, carries it), a counting perf event
+ * is not a hook. The 2500 others at 40 ns [35, 45]. With the audit
+ * residue the collateral is 0, and says why.
+ */
+static void test_collateral(void **state)
+{
+	struct att_row rows[] = {
+		row(ATT_BPF, 10, 0, 1000), row(ATT_FTRACE, 11, 0, 500), row(ATT_PERF, 12, 0, 1e9),
+		row(ATT_BPF, 13, 0, 100),
+	};
+	struct attached a = { .rows = rows, .nrows = 4, .cpus = 2 };
+
+	(void)state;
+	a.rates.events = 4000;
+	a.rates.seconds = 1;
+	snprintf(rows[0].c.mech, sizeof(rows[0].c.mech), "tracepoint");
+	snprintf(rows[0].c.what, sizeof(rows[0].c.what), "sys_enter_getuid");
+	snprintf(rows[1].c.mech, sizeof(rows[1].c.mech), "ftrace");
+	snprintf(rows[1].c.what, sizeof(rows[1].c.what), "events syscalls:sys_enter_getuid");
+	snprintf(rows[3].c.mech, sizeof(rows[3].c.mech), "kprobe");
+	snprintf(rows[3].c.what, sizeof(rows[3].c.what), "do_sys_open+0");
+	rows[0].events = 1000;
+	rows[1].events = 500;
+	rows[2].events = 1000000000;
+	rows[3].events = 100;
+	for (int i = 0; i < 4; i++) {
+		rows[i].cost.cell_ns = rows[i].coll.cell_ns = NAN;
+		rows[i].cost.cell_lo = rows[i].coll.cell_lo = NAN;
+		rows[i].cost.cell_hi = rows[i].coll.cell_hi = NAN;
+	}
+	rows[0].coll.cell_ns = 40;
+	rows[0].coll.cell_lo = 35;
+	rows[0].coll.cell_hi = 45;
+	snprintf(rows[0].coll.source, sizeof(rows[0].coll.source), "store");
+	rows[1].coll.cell_ns = 20;	/* cheaper: shares the program's */
+	rows[1].coll.cell_lo = 10;
+	rows[1].coll.cell_hi = 30;
+	assert_null(attached_tracer_of(&rows[2]));
+	attached_costs(&a);
+	assert_true(rows[0].coll.box && rows[1].coll.box && !rows[2].coll.box && !rows[3].coll.box);
+	assert_int_equal(rows[0].coll.events, 2500);
+	assert_false(rows[0].coll.shared);
+	assert_true(fabs((rows[0].coll.share) - (2500 * 40 / 2e9 * 100)) <= 1e-12);
+	assert_true(fabs((rows[0].coll.share_lo) - (2500 * 35 / 2e9 * 100)) <= 1e-12);
+	assert_true(fabs((rows[0].coll.share_hi) - (2500 * 45 / 2e9 * 100)) <= 1e-12);
+	assert_true(rows[1].coll.shared);
+	assert_int_equal(rows[1].coll.carrier, 0);
+	assert_true(fabs((rows[1].coll.share) - (0)) <= 0);
+	assert_true(isnan(rows[2].coll.share) && isnan(rows[3].coll.share));
+	assert_true(fabs((a.coll_share) - (rows[0].coll.share)) <= 1e-12);
+	assert_true(fabs((a.share) - (a.seen_share + a.coll_share)) <= 1e-12);
+	/* the residue: every task on the slow path already */
+	a.residue = 1;
+	attached_costs(&a);
+	assert_true(fabs((rows[0].coll.share) - (0)) <= 0);
+	assert_non_null(strstr(rows[0].coll.why, "audit residue"));
+	assert_true(fabs((a.coll_share) - (0)) <= 0);
+	/* no collateral cost stored: none, said, and the share a floor */
+	a.residue = 0;
+	for (int i = 0; i < 2; i++) {
+		rows[i].coll.cell_ns = NAN;
+		rows[i].coll.why[0] = '\0';
+		rows[i].coll.shared = false;
+	}
+	attached_costs(&a);
+	assert_true(isnan(rows[0].coll.share));
+	assert_true(a.nfloor >= 2);
 }
 
 static const struct att_consumer *find_kind(const struct att_list *l, enum att_kind k, pid_t target)
@@ -280,6 +388,8 @@ int main(void)
 		cmocka_unit_test(test_owners),
 		cmocka_unit_test(test_owners_own_cpu),
 		cmocka_unit_test(test_ftrace_reader_tracer),
+		cmocka_unit_test(test_syscall_of),
+		cmocka_unit_test(test_collateral),
 		cmocka_unit_test(test_audit_rules_cost),
 		cmocka_unit_test(test_scan_ptrace_seccomp),
 	};
