@@ -1,6 +1,6 @@
 /*
  * The attached consumers over a window (attached.h here): the box is
- * sampled (base/attached.c), budget's syscall counter runs for the window
+ * sampled (attach/scan.c), budget's syscall counter runs for the window
  * (rates.c), the box is sampled again. What each consumer took is the
  * difference of its own counters between the samples:
  *   BPF        run_cnt (BPF stats are on from before the first sample to
@@ -30,6 +30,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
+#include "attach/scan.h"
 #include "base/audit_nl.h"
 #include "base/proc_cpu.h"
 #include "base/signals.h"

@@ -35,8 +35,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "attach/scan.h"
 #include "base/activity.h"
-#include "base/attached.h"
 #include "base/audit_nl.h"
 #include "base/util.h"
 #include "measure/slowpath.h"
@@ -163,7 +163,7 @@ static void holder(char *s, size_t len, const struct att_consumer *c)
 		snprintf(s, len, " (%s %d)", c->holders[0].comm, (int)c->holders[0].pid);
 }
 
-/* The consumers of a syscall tracepoint, named into @buf (base/attached.h). */
+/* The consumers of a syscall tracepoint, named into @buf (attach/scan.h). */
 static void tracepoint_consumers(char *buf, size_t len)
 {
 	char perf[160] = "";

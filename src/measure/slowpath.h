@@ -14,7 +14,7 @@
 /*
  * Reads @sp: a BPF program on task_newtask reads the flags of a child this
  * thread forks; audit's state over netlink (read only); the consumers of an
- * enabled syscall tracepoint (base/attached.h). When there is a cause, a
+ * enabled syscall tracepoint (attach/scan.h). When there is a cause, a
  * fresh process's getpid, and with the audit residue on a box whose audit
  * is nobody's (no auditd registered, no rule loaded), the same with a
  * `-a never,task` rule of ours loaded for the while (saved first, as the

@@ -1,6 +1,6 @@
 /*
  * `tracetax budget --attached`'s model (data only): every tracing consumer
- * found on the box (base/attached.h) with what it took over the window
+ * found on the box (attach/consumers.h) with what it took over the window
  * (measure/attached.c), and the processes that hold them.
  */
 #ifndef TRACETAX_RESULTS_ATTACHED_H
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/attached.h"
+#include "attach/consumers.h"
 #include "results/budget.h"
 
 /*

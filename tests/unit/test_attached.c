@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "base/attached.h"
+#include "attach/scan.h"
 #include "results/attached.h"
 
 static struct att_row row(enum att_kind kind, pid_t holder, pid_t target, double rate)

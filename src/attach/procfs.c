@@ -1,5 +1,5 @@
 /*
- * What /proc says about tracing (attached.h): every process's fds that are
+ * What /proc says about tracing (procfs.h): every process's fds that are
  * tracing objects (BPF programs and links, perf events, tracefs files), and
  * the processes under ptrace or seccomp. /proc/PID/fdinfo is the only way to
  * map another process's fd to a BPF object id; bpf_task_fd_query, the same
@@ -17,8 +17,8 @@
 #include <bpf/bpf.h>
 #include <tracefs.h>
 
+#include "attach/procfs.h"
 #include "base/activity.h"
-#include "base/attached.h"
 
 static struct att_fd *fd_add(struct att_fds *f)
 {

@@ -1,5 +1,7 @@
 /*
- * Every tracing consumer on this machine, and who holds it: the detailed,
+ * The consumers' list (consumers.c): every tracing consumer on this
+ * machine, and who holds it, as the scanners of this folder fill it
+ * (scan.h runs them): the detailed,
  * attributed form of the probe in activity.h, for `tracetax budget
  * --attached`. Read only: /proc, tracefs and the BPF object ids are read,
  * nothing is written, enabled or attached. Two things are opened and closed
@@ -24,8 +26,8 @@
  *
  * What is this process's is left out, as activity.h does.
  */
-#ifndef TRACETAX_ATTACHED_H
-#define TRACETAX_ATTACHED_H
+#ifndef TRACETAX_ATTACH_CONSUMERS_H
+#define TRACETAX_ATTACH_CONSUMERS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -88,41 +90,15 @@ struct att_list {
 	char audit[160];          /* "off", "on (enabled 1), N rules", "unknown: ..." */
 };
 
-/* 0, or -1 with errno (out of memory). What cannot be read is flagged in @l. */
-int att_scan(struct att_list *l);
-void att_release(struct att_list *l);
 /* The consumer of @key in @l, or NULL. */
 const struct att_consumer *att_find(const struct att_list *l, const char *key);
 const char *att_kind_name(enum att_kind k);
-
-/* Internals of attached*.c: a new zeroed consumer at the end of @l (NULL: out of memory). */
+void att_release(struct att_list *l);
+/* A new zeroed consumer at the end of @l (NULL: out of memory). */
 struct att_consumer *att_add(struct att_list *l, enum att_kind kind);
+/* comm and cmdline of @pid; a process gone meanwhile keeps its pid and "?" */
 void att_proc_read(pid_t pid, struct att_proc *p);
+/* @pid as a holder of @c (once; at most ATT_MAX_HOLDERS) */
 void att_holder_add(struct att_consumer *c, pid_t pid);
-/* The sampling of each source, in attached_bpf.c, attached_proc.c, attached_ftrace.c. */
-enum att_fd_type { FD_PROG, FD_LINK, FD_PERF, FD_NOTIFY, FD_TRACEFS };
-struct att_fd {
-	pid_t pid;
-	int fd;
-	enum att_fd_type type;
-	uint32_t prog_id, link_id;  /* fdinfo's, or bpf_task_fd_query's */
-	bool queried;               /* bpf_task_fd_query answered: the fields below */
-	uint32_t fd_type;           /* BPF_FD_TYPE_* */
-	char name[256];             /* tracepoint, function or file */
-	uint64_t offset, addr;
-	char path[256];             /* FD_TRACEFS: under the tracing dir */
-};
-struct att_fds {
-	struct att_fd *v;
-	size_t n, cap;
-	pid_t self;
-};
-int att_fds_scan(struct att_fds **out, struct att_list *l);
-void att_fds_release(struct att_fds *f);
-int att_bpf_scan(struct att_list *l, const struct att_fds *f);
-int att_perf_scan(struct att_list *l, const struct att_fds *f);
-int att_task_scan(struct att_list *l);
-int att_ftrace_scan(struct att_list *l, const struct att_fds *f);
-int att_audit_scan(struct att_list *l);
 
 #endif

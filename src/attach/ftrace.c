@@ -1,5 +1,5 @@
 /*
- * ftrace and audit consumers (attached.h). An ftrace buffer (the top level
+ * ftrace and audit consumers (ftrace.h). An ftrace buffer (the top level
  * or an instance) is a consumer while it has events or a tracer on; its
  * readers are the processes with a file of it open (trace_pipe,
  * per_cpu/cpuN/trace_pipe_raw); what it took is the sum over CPUs of
@@ -17,7 +17,7 @@
 
 #include <tracefs.h>
 
-#include "base/attached.h"
+#include "attach/ftrace.h"
 #include "base/audit_nl.h"
 #include "base/tracefs_util.h"
 #include "base/util.h"

@@ -1,5 +1,5 @@
 /*
- * BPF programs and perf events (attached.h): each tracing program by id,
+ * BPF programs and perf events (bpf.h): each tracing program by id,
  * what it is attached to and who holds it; the perf events that processes
  * hold without a program, with their counts.
  */
@@ -20,8 +20,8 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 
+#include "attach/bpf.h"
 #include "base/activity.h"
-#include "base/attached.h"
 #include "base/util.h"
 
 /* activity's tracing types, and LSM programs: they run on every hook of theirs */
