@@ -118,6 +118,14 @@ struct {
 	__type(value, struct proc_count);
 } proc_count SEC(".maps");
 
+/* With filter_nr: the scope's calls of other syscalls. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} others SEC(".maps");
+
 /* Events whose process found the hash full: counted, not named. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -152,8 +160,13 @@ int tt_budget(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (filter_cgid && bpf_get_current_ancestor_cgroup_id(filter_level) != filter_cgid)
 		return 0;
-	if (filter_nr >= 0 && nr != filter_nr)
+	if (filter_nr >= 0 && nr != filter_nr) {
+		/* the calls a hook on the target does not see: its collateral's */
+		v = bpf_map_lookup_elem(&others, &zero);
+		if (v)
+			*v += 1;
 		return 0;
+	}
 	key = (nr < 0 || nr >= BUDGET_NR_MAX - 1) ? BUDGET_NR_MAX - 1 : (__u32)nr;
 	v = bpf_map_lookup_elem(&nr_count, &key);
 	if (v)

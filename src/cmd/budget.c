@@ -177,6 +177,10 @@ static void parse(int argc, char **argv, struct budget_args *a)
 		a->measure = true;
 }
 
+/* A --target hook's collateral: what a hook on close costs getpid's loop */
+#define COLL_WORKLOAD "getpid"
+#define COLL_TARGET "close"
+
 /* audit:rules' prediction, and the tracer whose cost is a record's */
 #define AUDIT_TRACER "audit:rules"
 #define AUDIT_RECORD_TRACER "audit:rule/async"
@@ -519,8 +523,64 @@ static void stored_costs(const struct budget_args *a, struct budget *b, const ch
 				 bt->name, workload, a->max_age_h);
 		else if (rc < 0)
 			snprintf(bt->cost.reason, sizeof(bt->cost.reason), "%s: add --measure", err);
+		if (!a->target || bt->coll.source[0])
+			continue;
+		/* the collateral: a hook on close, on getpid's loop */
+		q.workload = COLL_WORKLOAD;
+		q.target = COLL_TARGET;
+		rc = s ? cmd_stored_cost(s, &q, &bt->coll, NULL, err, sizeof(err)) : -1;
+		if (rc)
+			snprintf(bt->coll.reason, sizeof(bt->coll.reason), "%s: add --measure", rc > 0 ?
+				 "no collateral cost stored (tracetax run -w getpid --target close)" : err);
 	}
 	store_close(s);
+}
+
+/* The collateral run's cells (--target close, on getpid) into each tracer's coll */
+static void coll_hook(struct results *r, void *arg)
+{
+	struct budget *b = arg;
+
+	for (int i = 0; i < r->ncells; i++) {
+		const struct cell *c = &r->cells[i];
+		struct budget_tracer *t = find_tracer(b, c->tracer);
+
+		if (!t || c->threads != 1 || strcmp(c->workload, COLL_WORKLOAD))
+			continue;
+		if (c->status != CELL_OK) {
+			snprintf(t->coll.reason, sizeof(t->coll.reason), "measured now: %s", c->reason);
+			continue;
+		}
+		snprintf(t->coll.source, sizeof(t->coll.source), "measured");
+		snprintf(t->coll.workload, sizeof(t->coll.workload), "%s", c->workload);
+		t->coll.reps = c->nreps;
+		t->coll.events = c->events;
+		t->coll.ns = c->overhead.mean;
+		t->coll.lo = c->overhead.ci95[0];
+		t->coll.hi = c->overhead.ci95[1];
+	}
+}
+
+/*
+ * With --target: each tracer's collateral measured now, its hook on close
+ * and the load's loop on getpid (what a hook costs the calls it does not
+ * see); not for audit:rules, whose every call is priced already. 0,
+ * 128+signal, or the run's exit code.
+ */
+static int measure_collateral(const struct budget_args *a, struct budget *b)
+{
+	struct budget_args c = *a;
+	struct run_args ra;
+	int ret;
+
+	if (!a->target || a->audit_rules)
+		return 0;
+	c.target = COLL_TARGET;
+	c.nworkloads = 0;
+	run_args_for(&c, COLL_WORKLOAD, &ra);
+	ret = signals_interrupted() ? 128 + signals_interrupted() : run_measure(&ra, coll_hook, b);
+	cli_release(&ra);
+	return ret;
 }
 
 /* audit:rules' prediction, from the rules of --audit-rules (a usage error without). */
@@ -691,6 +751,11 @@ int cmd_budget(int argc, char **argv)
 		for (int i = 0; i < h.nmix; i++)
 			free(h.mix[i].r.per_cpu), free(h.mix[i].r.auid_nr);
 		free(h.mix);
+		if (ret < 128) {
+			int rc = measure_collateral(&a, b);
+
+			ret = rc >= 128 ? rc : exit_worst(ret, rc);
+		}
 		if (ret >= 128)
 			goto out;
 	}

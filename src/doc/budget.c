@@ -148,6 +148,27 @@ static json_t *audit_json(const struct budget_audit *a)
 	return o;
 }
 
+/* With --target: what the hook costs the scope's other syscalls; null without */
+static json_t *coll_json(const struct budget *b, const struct budget_tracer *t)
+{
+	const struct budget_cost *k = &t->coll;
+	bool have = k->source[0] && isfinite(t->coll_share);
+
+	if (b->rates.others < 0 || t->audit)
+		return json_null();
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "events", (json_int_t)b->rates.others,
+			 "source", k->source[0] ? json_string(k->source) : json_null(),
+			 "reason", k->source[0] ? json_null() : json_string(k->reason),
+			 "run_id", k->run_id ? json_integer(k->run_id) : json_null(),
+			 "workload", k->source[0] ? json_string(k->workload) : json_null(),
+			 "target", k->source[0] ? json_string("close") : json_null(),
+			 "ns_per_event", k->source[0] ? num(k->ns) : json_null(),
+			 "ci95", k->source[0] ? ci(k->lo, k->hi) : ci(NAN, NAN),
+			 "share_pct", have ? num(t->coll_share) : json_null(),
+			 "share_ci95", have ? ci(t->coll_lo, t->coll_hi) : ci(NAN, NAN));
+}
+
 static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t)
 {
 	const struct budget_cost *c = &t->cost;
@@ -191,6 +212,7 @@ static json_t *tracer_json(const struct budget *b, const struct budget_tracer *t
 
 	if (t->audit)
 		json_object_set_new(o, "audit", audit_json(t->audit));
+	json_object_set_new(o, "collateral", coll_json(b, t));
 	return o;
 }
 

@@ -214,6 +214,10 @@ static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.unnamed), &key, vals))
 		for (int c = 0; c < ncpu; c++)
 			r->unnamed += (int64_t)vals[c];
+	r->others = o->target ? 0 : -1;
+	if (o->target && !bpf_map_lookup_elem(bpf_map__fd(skel->maps.others), &key, vals))
+		for (int c = 0; c < ncpu; c++)
+			r->others += (int64_t)vals[c];
 	free(vals);
 	free(nrs);
 	free(procs);

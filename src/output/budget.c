@@ -131,8 +131,20 @@ void output_budget_verdict(const struct budget *b, const struct budget_tracer *t
 		char c[32];
 
 		output_pct_str(c, sizeof(c), t->consumer_share);
-		snprintf(buf + n, len - n, "; its consumer adds %s", c);
+		n += (size_t)snprintf(buf + n, len - n, "; its consumer adds %s", c);
 	}
+	/* --target: the scope's other syscalls pay the hook's slow path too */
+	if (n < len && r->others >= 0 && isfinite(t->coll_share)) {
+		char c[32], seen[32];
+
+		output_pct_str(c, sizeof(c), t->coll_share);
+		output_pct_str(seen, sizeof(seen), t->seen_share);
+		snprintf(buf + n, len - n, "; of it %s the %s calls it sees, %s the collateral on "
+			 "the %.0f/s others (%.1f ns each, its hook on close costs getpid)", seen,
+			 r->target, c, r->seconds > 0 ? (double)r->others / r->seconds : 0, t->coll.ns);
+	} else if (n < len && r->others >= 0)
+		snprintf(buf + n, len - n, "; the collateral on the %.0f/s other calls not priced: %s",
+			 r->seconds > 0 ? (double)r->others / r->seconds : 0, t->coll.reason);
 }
 
 static void print_rates(const struct budget_rates *r, FILE *f)

@@ -121,6 +121,29 @@ bool budget_cost_weighted(const struct budget_cost *c, const int64_t *per_cpu, i
 	return true;
 }
 
+/*
+ * With a target: the scope's other syscalls at the tracer's collateral
+ * cost (its --target close cell on getpid), added to the share; the
+ * share of the target's events alone stays in seen_share
+ */
+static void budget_collateral(const struct budget_rates *r, struct budget_tracer *t)
+{
+	const struct budget_cost *k = &t->coll;
+
+	t->seen_share = t->share;
+	t->coll_share = t->coll_lo = t->coll_hi = NAN;
+	if (r->others < 0 || !k->source[0])
+		return;
+	t->coll_share = pct(r, (double)r->others, k->ns);
+	t->coll_lo = pct(r, (double)r->others, k->lo);
+	t->coll_hi = pct(r, (double)r->others, k->hi);
+	if (!isfinite(t->share))
+		return;
+	t->share += t->coll_share;
+	t->share_lo += t->coll_lo;
+	t->share_hi += t->coll_hi;
+}
+
 void budget_finish(struct budget *b)
 {
 	const struct budget_rates *r = &b->rates;
@@ -168,6 +191,7 @@ void budget_finish(struct budget *b)
 			t->proc_share[k] = have ? pct(r, (double)r->top[k].events, t->ns_weighted) : NAN;
 		t->consumer_share = have && c->consumer_ns > 0 ?
 			pct(r, (double)r->events, c->consumer_ns) : NAN;
+		budget_collateral(r, t);
 	}
 }
 

@@ -52,6 +52,7 @@ struct budget_rates {
 	int ntop_comm;
 	int nprocs;               /* distinct processes seen */
 	int64_t unnamed;          /* events of processes the table had no room for */
+	int64_t others;           /* with a target: the scope's calls of other syscalls; -1 none */
 	struct budget_nr nrs[BUDGET_TOP_NRS];
 	int nnrs;
 	/* by login uid and syscall number (rates_opts.by_auid): malloc'd */
@@ -172,6 +173,14 @@ struct budget_tracer {
 	bool per_cpu_weighted;               /* each CPU's events at its own cost */
 	char verdict[768];                   /* the line in words (output_budget_verdict) */
 	double ns_weighted;                  /* the cost per event the share implies */
+	/*
+	 * With --target: what its hook costs the scope's other syscalls (the
+	 * same tracer's --target close cell on getpid), docs/budget.md "The
+	 * collateral"; share* hold it, seen_share is the target's alone
+	 */
+	struct budget_cost coll;
+	double coll_share, coll_lo, coll_hi; /* NaN: none */
+	double seen_share;
 	struct budget_audit *audit;          /* audit:rules' prediction; NULL: another tracer */
 };
 

@@ -15,6 +15,8 @@
 #    of a seccomp'd loop that makes one getuid in three syscalls).
 #  - A holder renamed "\xff" leaves the JSON and Prometheus files valid.
 #  - This boot never enabled audit: no residue is said.
+#  - budget -t bpf:tp/count --target getuid: the box's other calls at the
+#    collateral, in the share.
 . "$(dirname "$0")/lib.sh"
 need_root
 MIX=$B/tests/tt-syscall-mix
@@ -152,6 +154,26 @@ PY
 python3 -c 'import sys; open(sys.argv[1], encoding="utf-8").read()' "$TMP/prom/tracetax-attached.prom" ||
 	fail "the Prometheus file is not UTF-8"
 grep -q "owner=\"$(printf '\xef\xbf\xbd')" "$TMP/prom/tracetax-attached.prom" || fail "no \\xff owner's series"
+# budget -t with --target: the target's calls at getuid's cell, the box's
+# other calls at the collateral, both in the share
+"$TT" budget -t bpf:tp/count --target getuid --for 1 --store "$TMP/s.db" --no-store \
+	--json "$TMP/b.json" >"$TMP/b.out" 2>&1 || fail "budget --target: $(cat "$TMP/b.out")"
+python3 tests/validate_json.py "$TMP/b.json" docs/schema.json || fail "b.json: schema"
+python3 - "$TMP/b.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+[t] = d["tracers"]
+r, k, x = d["rates"], t["cost"], t["collateral"]
+assert k["workload"] == "getuid" and k["ns_per_event"] == 300, k
+assert x["ns_per_event"] == 40 and x["ci95"] == [35, 45] and x["target"] == "close", x
+assert x["events"] > r["events"] > 0, (x, r)
+cpu_ns = r["seconds"] * r["cpus"] * 1e9
+assert abs(x["share_pct"] - x["events"] * 40 / cpu_ns * 100) < 1e-9, x
+seen = r["events"] * 300 / cpu_ns * 100
+assert abs(t["share_pct"] - seen - x["share_pct"]) < 1e-9, (t["share_pct"], seen, x)
+assert "the collateral on" in t["verdict"], t["verdict"]
+PY
+[ $? = 0 ] || exit 1
 for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
 pids=()
