@@ -24,6 +24,7 @@
 #include "base/signals.h"
 #include "base/util.h"
 #include "cli/cli.h"
+#include "cmd/budget_args.h"
 #include "cmd/cmd.h"
 #include "cmd/session.h"
 #include "doc/attached.h"
@@ -61,9 +62,8 @@ static const char usage_attached[] =
 	"  -q, --quiet             no progress lines\n";
 
 struct attached_args {
-	int seconds, max_age_h, reps, run_ms, wait_s;
-	const char *json, *store, *prom_dir;
-	bool quiet, measure, no_store;
+	BUDGET_COMMON;
+	const char *prom_dir;
 };
 
 /*
@@ -78,19 +78,9 @@ struct attached_args {
 static void parse(int argc, char **argv, struct attached_args *a)
 {
 	static const struct option opts[] = {
+		BUDGET_COMMON_OPTIONS,
 		{ "attached", no_argument, NULL, 'A' },
-		{ "for", required_argument, NULL, 'f' },
-		{ "measure", no_argument, NULL, 'm' },
-		{ "max-age", required_argument, NULL, 'a' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "run-ms", required_argument, NULL, 'R' },
-		{ "store", required_argument, NULL, 's' },
-		{ "no-store", no_argument, NULL, 'O' },
-		{ "json", required_argument, NULL, 'j' },
 		{ "prometheus-textfile", required_argument, NULL, 'P' },
-		{ "wait", required_argument, NULL, 'W' },
-		{ "no-wait", no_argument, NULL, 'N' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "tracer", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -98,28 +88,15 @@ static void parse(int argc, char **argv, struct attached_args *a)
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	a->seconds = 5;
-	a->max_age_h = 168;
-	a->reps = 8;
-	a->run_ms = 100;
-	a->wait_s = cmd_wait_default();
+	budget_common_init(&a->common);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:r:qh", opts, NULL)) != -1) {
+		if (budget_common_opt(c, optarg, &a->common))
+			continue;
 		switch (c) {
 		case 'A': break;
-		case 'f': a->seconds = cmd_num_arg(optarg, "--for", 1, 3600); break;
-		case 'a': a->max_age_h = cmd_num_arg(optarg, "--max-age", 0, 24 * 3650); break;
-		case 'r': a->reps = cmd_num_arg(optarg, "--reps", 2, 1000); break;
-		case 'R': a->run_ms = cmd_num_arg(optarg, "--run-ms", 10, 60000); break;
-		case 'm': a->measure = true; break;
-		case 'W': a->wait_s = cmd_num_arg(optarg, "--wait", 0, LOCK_WAIT_MAX_S); break;
-		case 'N': a->wait_s = LOCK_NOWAIT; break;
-		case 's': a->store = optarg; break;
-		case 'O': a->no_store = true; break;
-		case 'j': a->json = optarg; break;
 		case 'P': a->prom_dir = optarg; break;
-		case 'q': a->quiet = true; break;
 		case 't':
 			die_usage("--attached measures what is attached: -t '%s' asks what a tracer "
 				  "would cost (run them apart)", optarg);
