@@ -8,10 +8,14 @@
 
 # Without its packages a build stops at the first missing header or at a
 # pkg-config error that names neither: name the packages first, and the goal
-# that installs those alone. Not for the goals that install them (deps-*;
-# run, check and asan install theirs before they build) or need none (clean).
+# that installs those alone. Only for the goals that compile: not for those
+# that install the packages first (deps-*; run, check and asan install
+# theirs, then make all), nor for those that need none: clean, and the
+# distclean and realclean that a package build's `debian/rules clean` asks
+# for (dh_auto_clean), in a root that has only Build-Depends.
+BUILD_GOALS := all programs install fuzz-bins build/% build-san/% build-fuzz/%
 ifeq ($(NO_DEPS_CHECK),)
-ifneq ($(filter-out deps deps-build deps-run deps-all run check asan clean fuzz debian-kernel debian-kernels uninstall deb check-deb,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter $(BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell scripts/deps.sh --check && echo ok),ok)
 $(error run 'make deps-build' as root to install them)
 endif

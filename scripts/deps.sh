@@ -18,9 +18,25 @@
 # every build, so it must stay cheap: one dpkg-query for them all.
 set -eu
 
-BUILD="make gcc clang pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
-libtracefs-dev libtraceevent-dev libjansson-dev libsqlite3-dev libpq-dev libcmocka-dev
-systemtap-sdt-dev libaudit-dev"
+# What compiles tracetax is written once, as debian/control's Build-Depends
+# (what a package build in a clean root installs: tests/deb/t_deb_root.sh);
+# `make` adds what Build-Depends leaves to build-essential (make, gcc) and
+# the unit tests' cmocka (a package build makes only `make programs`).
+# tests/integration/t_build.sh checks every header and pkg-config module of
+# the build against that list.
+# (sed and tr only: --check runs where little else may be on PATH)
+case $0 in */*) top=${0%/*}/.. ;; *) top=.. ;; esac
+control_build_depends() {
+	# the field's lines, then each relation's first package, bare: no
+	# version, architecture or profile; debhelper-compat is the package
+	# build's own (debhelper), not the compiler's
+	sed -n '/^Build-Depends:/,/^[^ \t]/{ s/^Build-Depends://; /^[^ \t]/d; p; }' "$top/debian/control" |
+		tr ',' '\n' | sed 's/|.*//; s/[[(<].*//; s/^[[:space:]]*//; s/[[:space:]]*$//; /^$/d; /^debhelper-compat$/d' |
+		tr '\n' ' '
+}
+control=$(control_build_depends)
+[ -n "$control" ] || { echo "tracetax: no Build-Depends in '$top/debian/control'" >&2; exit 2; }
+BUILD="make gcc $control libcmocka-dev"
 # The default plan needs nothing more: its mechanisms are the kernel's
 # (tracefs, perf events, BPF, ptrace, seccomp) and tracetax's own libraries,
 # and what it reads of the machine has a fallback (systemd-detect-virt: the
@@ -33,8 +49,8 @@ RUN=""
 #   man-db (t_install opens the installed page with man);
 # - chromium, to load the HTML report in (t_report);
 # - the tools measured as tracers (t_tools, t_cmd, t_nonroot, t_lttng):
-#   strace, bpftrace, perf, ltrace, uftrace, LTTng (liblttng-ust-dev builds
-#   the func-ust tracepoint and its probe; without it lttng-ust skips);
+#   strace, bpftrace, perf, ltrace, uftrace, LTTng (the build's
+#   liblttng-ust-dev builds the func-ust tracepoint and its probe);
 # - the next tests: other kernels in a VM (qemu-system-x86, busybox-static
 #   for its initramfs, kmod for depmod, xz-utils and zstd for compressed
 #   modules), the shared store and the metrics (postgresql,
@@ -49,7 +65,7 @@ RUN=""
 #   policy-rc.d forbids starting services (ours).
 TEST="python3 python3-jsonschema procps util-linux mount iproute2 man-db
 chromium
-strace bpftrace linux-perf ltrace uftrace lttng-tools liblttng-ust-dev babeltrace2
+strace bpftrace linux-perf ltrace uftrace lttng-tools babeltrace2
 qemu-system-x86 busybox-static kmod xz-utils zstd
 postgresql prometheus prometheus-node-exporter
 systemd debhelper lintian debootstrap

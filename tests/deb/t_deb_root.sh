@@ -1,9 +1,13 @@
 #!/bin/bash
-# The Debian package on a machine that never saw the source tree: `make deb`
-# (dpkg-buildpackage from a clean copy, lintian: no errors, no warnings),
-# then a fresh debootstrap root of this release (cached under build/deb-root/,
-# copied anew for each run) where `apt-get install ./tracetax_*.deb` pulls
-# the dependencies from the mirror apt uses here, and:
+# The Debian package built as Debian builds it and installed on a machine
+# that never saw the source tree. A fresh debootstrap root of this release
+# (minbase, cached under build/deb-root/, copied anew for each use) with
+# build-essential and only debian/control's Build-Depends (`apt-get
+# build-dep`) builds it: `dpkg-buildpackage -us -uc -b` on a clean copy of
+# the tree (scripts/deb.sh --source), `debian/rules clean` first; lintian
+# (no errors, no warnings) reads the result. Then another fresh copy, where
+# `apt-get install ./tracetax_*.deb` pulls the dependencies from the mirror
+# apt uses here, and:
 # - /usr/bin/tracetax run -t none,bpf:tp/count works, bpf:tp/count's
 #   hits == events (the load and its libraries found in /usr/lib/tracetax);
 # - the man page, the completion, the experiments, the docs, the units, the dashboard
@@ -37,14 +41,6 @@ base=$(scripts/deb-root.sh build/deb-root) ; rc=$?
 base=$(echo "$base" | tail -n 1)
 echo "root: $base (cached), $(( $(date +%s) - start )) s"
 
-# --- the package
-scripts/deb.sh build/deb >build/deb/deb.out 2>build/deb/deb.err ||
-	fail "make deb: $(tail -n 20 build/deb/deb.err)"
-deb=$(tail -n 1 build/deb/deb.out)
-cat build/deb/deb.out
-grep -E '^lintian' build/deb/deb.out >/dev/null || fail "no lintian summary"
-echo "package: $deb, $(( $(date +%s) - start )) s"
-
 # --- a fresh copy of the root, removed on every path once nothing is mounted in it
 T=$(mktemp -d "$ROOT/build/deb-root/run.XXXXXX") || fail "mktemp"
 cleanup() {
@@ -56,10 +52,49 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+mkdir -p "$ROOT/build/deb-root/archives/partial"
+
+# --- the package, built in a root with build-essential and Build-Depends only
+BR=$T/build-root
+cp -a "$base" "$BR" || fail "cannot copy the root"
+src=$(scripts/deb.sh --source "$BR/build" 2>"$T/source.err" | tail -n 1) && [ -d "$src" ] ||
+	fail "scripts/deb.sh --source: $(cat "$T/source.err")"
+unshare --mount --propagation private bash -s "$BR" "$ROOT/build/deb-root/archives" "/build/${src##*/}" \
+	>"$T/build.log" 2>&1 <<'BUILD'
+set -u
+R=$1 ARCHIVES=$2 SRC=$3
+fail() { echo "FAIL: $*"; exit 1; }
+mount -t proc proc "$R/proc" || fail "mount proc"
+mount --rbind /dev "$R/dev" || fail "mount /dev"
+mount --bind "$ARCHIVES" "$R/var/cache/apt/archives" || fail "mount the apt cache"
+in_root() { chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+	DEBIAN_FRONTEND=noninteractive DEB_BUILD_OPTIONS=parallel=2 "$@"; }
+in_root apt-get update -qq >"$R/../apt-update.log" 2>&1 || fail "apt-get update: $(tail -3 "$R/../apt-update.log")"
+in_root apt-get install -y -q --no-install-recommends build-essential >"$R/../apt.log" 2>&1 ||
+	fail "apt-get install build-essential: $(tail -n 5 "$R/../apt.log")"
+# Build-Depends and nothing else, as a buildd installs them
+in_root sh -c "cd $SRC && apt-get build-dep -y -q --no-install-recommends ./" >>"$R/../apt.log" 2>&1 ||
+	fail "apt-get build-dep: $(tail -n 5 "$R/../apt.log")"
+echo "build root: $(in_root dpkg-query -W -f '${Package}\n' | wc -l) packages, build-essential and Build-Depends"
+in_root sh -c "cd $SRC && dpkg-buildpackage -us -uc -b" >"$R/../dpkg-buildpackage.log" 2>&1 ||
+	fail "dpkg-buildpackage in the clean root: $(tail -n 15 "$R/../dpkg-buildpackage.log")"
+grep -E '^dh clean|^ *debian/rules clean|^dpkg-deb: building package' "$R/../dpkg-buildpackage.log"
+BUILD
+rc=$?
+cat "$T/build.log"
+cp "$T/apt.log" "$T/dpkg-buildpackage.log" build/deb-root/ 2>/dev/null	# kept for a look after
+[ "$rc" = 0 ] || fail "the package's build in a clean root (exit $rc; build/deb-root/dpkg-buildpackage.log)"
+deb=$(ls "$BR"/build/tracetax_*.deb 2>/dev/null | head -n 1)
+[ -f "$deb" ] || fail "no .deb after the build in the clean root"
+scripts/deb.sh --lintian "${deb%.deb}.changes" >"$T/lintian.out" 2>&1 || fail "lintian: $(tail -n 20 "$T/lintian.out")"
+grep -E '^lintian' "$T/lintian.out" || fail "no lintian summary: $(cat "$T/lintian.out")"
+echo "package: $deb, built in a clean root, $(( $(date +%s) - start )) s"
+
+# --- installed in another fresh copy
 R=$T/root
 cp -a "$base" "$R" || fail "cannot copy the root"
-mkdir -p "$ROOT/build/deb-root/archives/partial"
 cp "$deb" "$R/tmp/" || fail "cp $deb"
+rm -rf "$BR"
 cp tests/unit_exec.py "$R/tmp/"
 
 # Everything with mounts runs in a mount namespace of its own: its mounts

@@ -56,6 +56,14 @@ fake "clang" make -n build/tracetax >/dev/null 2>&1 && fail "make -n build/trace
 for goal in clean deps deps-build deps-run deps-all; do
 	fake "clang" make -n "$goal" >"$TMP/out" 2>&1 || fail "make -n $goal blocked by the check: $(cat "$TMP/out")"
 done
+# a package build's `debian/rules clean` (dh_auto_clean) asks for distclean,
+# realclean, then clean, in a root that has Build-Depends only: none of them
+# needs a package (the first two have no rule: dh goes on to clean)
+for goal in distclean realclean; do
+	fake "clang libcmocka-dev" make -s -n "$goal" >"$TMP/out" 2>&1
+	grep -q "No rule to make target '$goal'" "$TMP/out" && ! grep -q missing "$TMP/out" ||
+		fail "make -n $goal, as dh_auto_clean asks, said: $(cat "$TMP/out")"
+done
 fake "clang" make -n NO_DEPS_CHECK=1 >"$TMP/out" 2>&1 || fail "NO_DEPS_CHECK=1 still checks: $(tail -3 "$TMP/out")"
 fake "" make -n >"$TMP/out" 2>&1 || fail "make -n fails with nothing missing: $(tail -3 "$TMP/out")"
 
@@ -82,6 +90,21 @@ fake "libclang-rt-14-dev" scripts/deps.sh --check test >"$TMP/out" 2>&1 ||
 	fail "deps.sh --check test wants the fuzzing runtime: $(cat "$TMP/out")"
 fake "libclang-rt-14-dev" scripts/deps.sh --check all >"$TMP/out" 2>&1 && fail "deps.sh --check all passed without libclang-rt-14-dev"
 scripts/deps.sh --check nonsense >"$TMP/out" 2>&1; [ $? = 2 ] || fail "deps.sh took an unknown group: $(cat "$TMP/out")"
+
+# the build's packages are debian/control's Build-Depends, with make, gcc
+# (build-essential's) and the unit tests' cmocka: the one list, which holds
+# every header, pkg-config module and library the build uses
+bd=$(python3 tests/build_depends.py --list . | tr '\n' ' ')
+[ -n "$bd" ] || fail "no Build-Depends read from debian/control"
+# (all but make hidden: the fake asks dpkg-query for what is left, and of none it lists all)
+fake "gcc $bd libcmocka-dev" scripts/deps.sh --check >"$TMP/out" 2>&1
+[ "$(tr ' ' '\n' <"$TMP/out" | sed 1,4d | sort | tr '\n' ' ')" = "$(echo gcc $bd libcmocka-dev | tr ' ' '\n' | sort | tr '\n' ' ')" ] ||
+	fail "deps.sh's build list is not Build-Depends ($bd) with make gcc libcmocka-dev: $(cat "$TMP/out")"
+mods="$(sed -n 's/^PKGS *:= *//p' Makefile) lttng-ust"
+mkdir "$TMP/hdr"
+python3 tests/build_depends.py "$PWD" "$TMP/hdr" $mods >"$TMP/out" 2>"$TMP/err" ||
+	fail "the build uses packages that debian/control's Build-Depends lacks: $(cat "$TMP/out" "$TMP/err")"
+echo "Build-Depends: $bd; $(cat "$TMP/err")"
 
 # no dpkg at all: the tools the build runs, by their names
 mkdir "$TMP/nodpkg"
