@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "cli/cli.h"
@@ -93,6 +94,17 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * A rule file of another package that is not on this box (the audit
+ * experiment's: auditd's examples, and auditd is only a Suggests): the plan
+ * stays readable (experiment list, show) and runs without it, its
+ * audit:rules cells skipped with the reason (auditd is not installed).
+ */
+static bool absent_file(const char *opt, const char *val)
+{
+	return !strcmp(opt, "--audit-rules") && access(val, F_OK) && errno == ENOENT;
+}
+
 /* The command's own parser on one option: its message, or "". */
 static int check_opt(enum pf_kind kind, const char *opt, const char *val, char *msg, size_t len)
 {
@@ -147,7 +159,9 @@ static int set_field(struct ctx *x, const char *key, char *val)
 	squeeze_list(val);
 	if (f->flag && strcmp(val, "on") && strcmp(val, "off"))
 		PFAIL(x, "field '%s': '%s' is not on or off", key, val);
-	if (!f->flag || !strcmp(val, "on")) {
+	if (absent_file(f->opt, val))
+		;
+	else if (!f->flag || !strcmp(val, "on")) {
 		enum pf_kind k = preamble ? (f->kinds & PF_RUN_BIT ? PF_RUN : PF_PAIR) : x->sec->kind;
 
 		if (check_opt(k, f->opt, f->flag ? NULL : val, msg, sizeof(msg)))
@@ -525,6 +539,8 @@ char **planfile_argv(const struct planfile *pf, int i, int nextra, char **extra,
 			continue;
 		if ((!strcmp(f->opt, "-t") || !strcmp(f->opt, "-w") || !strcmp(f->opt, "-T")) &&
 		    user_gives(nextra, extra, f->opt))
+			continue;
+		if (absent_file(f->opt, s->opts[j].val))
 			continue;
 		argv[n++] = (char *)s->opts[j].opt;
 		if (!f->flag)

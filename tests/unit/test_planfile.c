@@ -151,6 +151,37 @@ static void test_kernels(void **state)
 	planfile_release(&pf);
 }
 
+/*
+ * A rule file of another package that is not here (auditd's examples, a
+ * Suggests): the plan loads, its claims on audit:rules hold, and its run
+ * goes without --audit-rules (the cells then skip: auditd is not installed);
+ * a rule file that is here but bad is still the plan's error.
+ */
+static void test_absent_rule_file(void **state)
+{
+	static const char text[] =
+		"tracers = none, audit:rules\n"
+		"audit_rules = /nonexistent/tracetax-test/30-stig.rules\n"
+		"[claim]\nclaim = c\nsource = s\nwas = 5 ns/event\ntracer = audit:rules\n"
+		"field = overhead\n";
+	struct planfile pf;
+	struct run_args a;
+	char err[512] = "", **argv;
+	int argc;
+
+	(void)state;
+	if (planfile_parse("p.tt", text, &pf, err, sizeof(err)))
+		fail_msg("%s", err);
+	argv = planfile_argv(&pf, 0, 0, NULL, &argc);
+	assert_int_equal(cli_parse_run(argc, argv, &a, err, sizeof(err)), 0);
+	assert_null(a.m.audit_rules);
+	assert_int_equal(a.m.ntracers, 2);
+	cli_release(&a);
+	free(argv);
+	planfile_release(&pf);
+	expect_err("tracers = audit:rules\naudit_rules = /\n", "p.tt:2: field 'audit_rules'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_argv_overrides),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_kernels),
+		cmocka_unit_test(test_absent_rule_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
