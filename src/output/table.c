@@ -241,6 +241,7 @@ static void print_noise(FILE *out, const struct results *r, const struct style *
 			  r->cells[i].threads != r->cells[0].threads;
 	for (int i = 0; i < r->ncells; i++) {
 		const struct cell *c = &r->cells[i];
+		struct run_note_sum s;
 		bool seen = false;
 		double cv;
 		int n;
@@ -251,14 +252,17 @@ static void print_noise(FILE *out, const struct results *r, const struct style *
 		cv = seen ? NAN : results_noise_cv(r, c->workload, c->threads, &n);
 		if (!isfinite(cv))
 			continue;
+		results_run_note(r, c->workload, c->threads, RUN_NOTE_NOISE, &s);
 		if (several)
 			fprintf(out, "baseline noise, %s %dT: ", c->workload, c->threads);
 		else
 			fprintf(out, "baseline noise: ");
-		fprintf(out, "%scv %.1f%%%s, the median of %d cell%s%s; a row's note names a baseline "
-			"%.0fx noisier\n", cv > RESULTS_NOISY_CV ? st->yellow : "", 100 * cv,
+		fprintf(out, "%scv %.1f%%%s, the median of %d cell%s%s; a row notes one over %.1f%%\n",
+			cv > RESULTS_NOISY_CV ? st->yellow : "", 100 * cv,
 			cv > RESULTS_NOISY_CV ? " (noisy)" : "", n, n == 1 ? "" : "s",
-			cv > RESULTS_NOISY_CV ? st->reset : "", RESULTS_NOISY_STANDOUT);
+			cv > RESULTS_NOISY_CV ? st->reset : "",
+			100 * (results_run_note_wide(&s) ? results_run_note_bar(RUN_NOTE_NOISE, &s) :
+			       RESULTS_NOISY_CV));
 	}
 }
 
@@ -348,6 +352,13 @@ static void print_header(FILE *out, const struct results *r, const struct style 
 	output_dist_header(r, out, st->reset[0]);
 	print_floors(out, r, st);
 	print_noise(out, r, st);
+	/* the machine's notes that stand on most rows: here once (results.h, notes.c) */
+	for (int k = RUN_NOTE_NOISE + 1; k < RUN_NOTES; k++) {
+		char line[320];
+
+		if (results_run_note_text(r, (enum run_note)k, line, sizeof(line)))
+			fprintf(out, "%s%s%s\n", st->yellow, line, st->reset);
+	}
 	if (r->stats_cost.measured) {
 		const struct stats_cost *k = &r->stats_cost;
 		char m[24], lo[24], hi[24];

@@ -1,11 +1,9 @@
 /*
  * From the reps of a cell to its figures: summaries, overhead per event,
- * outlier flags, totals and a short note of what a reader must know before
- * trusting the numbers (noise, hits that don't add up, lost events).
+ * outlier flags, totals; its note is notes.c's.
  */
 #include <math.h>
 #include <stddef.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,31 +21,6 @@
 #define SEED_BASE     0x62617365ull   /* "base" */
 #define SEED_TRACED   0x74726163ull   /* "trac" */
 #define SEED_OVERHEAD 0x6f766572ull   /* "over" */
-
-/* Above this share of a cell's wall time stolen by the hypervisor, the note says so. */
-#define STEAL_NOTE_PCT 1.0
-/* A CPU frequency that moved more than this during a cell gets a note. */
-#define MHZ_NOTE_PCT 2.0
-
-static void note_add(struct cell *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void note_add(struct cell *c, const char *fmt, ...)
-{
-	size_t len = strlen(c->note);
-	va_list ap;
-
-	if (len && len + 2 < sizeof(c->note)) {
-		strcpy(c->note + len, "; ");
-		len += 2;
-	}
-	if (len + 1 >= sizeof(c->note))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(c->note + len, sizeof(c->note) - len, fmt, ap);
-	va_end(ap);
-	utf8_scrub(c->note, sizeof(c->note));	/* a cut may split a character */
-}
 
 static void summary_empty(struct summary *s)
 {
@@ -281,79 +254,6 @@ static void per_cpu(struct cell *c)
 	free(x);
 }
 
-/*
- * @noise: the run's baseline cv for the cell's workload and threads
- * (results_noise_cv), NaN before the run is whole: the cell is then its
- * own reference and any cv above RESULTS_NOISY_CV is noted.
- */
-static void write_note(struct cell *c, double noise)
-{
-	c->note[0] = '\0';
-	if (c->disturbed)
-		note_add(c, "disturbed: %s", c->disturbed_by);
-	if (c->nreps == 0)
-		return;
-	if (c->base_cv > RESULTS_NOISY_CV && !(noise > 0))
-		note_add(c, "noisy baseline (cv %.1f%%)", c->base_cv * 100);
-	else if (c->base_cv > RESULTS_NOISY_CV && c->base_cv > RESULTS_NOISY_STANDOUT * noise)
-		note_add(c, "noisy baseline (cv %.1f%%, %.1fx the run's %.1f%%)", c->base_cv * 100,
-			 c->base_cv / noise, noise * 100);
-	if (!results_hits_ok(c, c->hits, c->events) && results_hits_rule(c) == HITS_NONE)
-		note_add(c, "hits %lld on untargeted events", (long long)c->hits);
-	else if (results_hits_rule(c) == HITS_UPTO && c->hits >= 0 && c->hits < c->events)
-		note_add(c, "the rules made records for %lld of %lld events: their filters decide",
-			 (long long)c->hits, (long long)c->events);
-	else if (!results_hits_ok(c, c->hits, c->events) && results_hits_rule(c) == HITS_UPTO)
-		note_add(c, "hits %lld > events %lld", (long long)c->hits, (long long)c->events);
-	else if (!results_hits_ok(c, c->hits, c->events))
-		note_add(c, "hits %lld != events %lld",
-			 (long long)c->hits, (long long)c->events);
-	if (c->lost > 0)
-		note_add(c, "lost %lld events", (long long)c->lost);
-	/* the mean's interval does not hold 95% when reps are hit: quote the median too */
-	if (c->outliers > 0) {
-		char m[24], lo[24], hi[24];
-
-		format_ns(m, sizeof(m), c->overhead.median);
-		format_ns(lo, sizeof(lo), c->overhead.median_ci95[0]);
-		format_ns(hi, sizeof(hi), c->overhead.median_ci95[1]);
-		note_add(c, "%d outlier rep%s: median %s [%s, %s]", c->outliers,
-			 c->outliers == 1 ? "" : "s", m, lo, hi);
-	}
-	if (c->precision_pct > 0 && c->ended_by != END_PRECISION)
-		note_add(c, "precision %.3g%% not reached (%.3g%% after %d reps in %d rounds)",
-			 c->precision_pct, c->reached_pct, c->nreps, c->rounds);
-	if (c->between_share > RESULTS_BETWEEN_NOTE)
-		note_add(c, "drift between rounds: %.0f%% of the variance", 100 * c->between_share);
-	if (c->steal_pct > STEAL_NOTE_PCT)
-		note_add(c, "steal %.1f%% of the time", c->steal_pct);
-	if (c->mhz_max > c->mhz_min * (1 + MHZ_NOTE_PCT / 100))
-		note_add(c, "cpu clock moved %.0f-%.0f MHz", c->mhz_min, c->mhz_max);
-	if (c->tracer_note[0])
-		note_add(c, "%s", c->tracer_note);
-	if (c->cpus_differ) {
-		char buf[256];
-		size_t n = 0;
-
-		for (int k = 0; k < c->nper_cpu && n < sizeof(buf); k++)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%scpu%d %.0f [%.0f, %.0f]",
-					      k ? ", " : "", c->per_cpu[k].cpu, c->per_cpu[k].mean,
-					      c->per_cpu[k].ci95[0], c->per_cpu[k].ci95[1]);
-		note_add(c, "CPUs differ (paired by round): %s ns/event", buf);
-	}
-	if (c->cmd.events_per_run > 0 && c->cmd.events_cv > CMDLOAD_EVENTS_CV_NOTE)
-		note_add(c, "the command's events vary: cv %.1f%% over %d counting runs",
-			 100 * c->cmd.events_cv, CMDLOAD_COUNT_RUNS);
-	/* tracers that filter on one pid (bpf, bpftrace) see the first process only */
-	if (c->cmd.events_per_run > 0 && c->cmd.main_events < c->cmd.events_per_run)
-		note_add(c, "the command's first process made %lld of its %lld events: a tracer "
-			 "filtering on its pid misses the rest", (long long)c->cmd.main_events,
-			 (long long)c->cmd.events_per_run);
-	if (c->lat && !results_hits_ok(c, c->lat->hits, c->lat->events))
-		note_add(c, "latency runs: hits %lld != events %lld", (long long)c->lat->hits,
-			 (long long)c->lat->events);
-}
-
 void results_overhead_ci(const struct cell *c, double ci[2], double *mean, int *rounds,
 			 double *between_share)
 {
@@ -523,7 +423,7 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 		c->rounds = 0;
 		c->slowdown_ci95[0] = c->slowdown_ci95[1] = NAN;
 		per_hit_and_byte(c);
-		write_note(c, NAN);
+		results_write_note(NULL, c);
 		return;
 	}
 	base = calloc(n, sizeof(*base));
@@ -568,7 +468,7 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	results_finish_latency(c);
 	per_hit_and_byte(c);
 	per_cpu(c);
-	write_note(c, NAN);
+	results_write_note(NULL, c);
 	free(flags);
 	free(over);
 	free(traced);
@@ -610,35 +510,14 @@ static void add_floor(struct results *r, const struct cell *aa)
 	f->excludes_zero = lo > 0 || hi < 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double results_noise_cv(const struct results *r, const char *workload, int threads, int *ncells)
 {
-	double *cv = calloc((size_t)r->ncells + 1, sizeof(*cv)), m = NAN;
-	int n = 0;
+	struct run_note_sum s;
 
-	if (!cv)
-		die("out of memory");
-	for (int i = 0; i < r->ncells; i++) {
-		const struct cell *c = &r->cells[i];
-
-		if (c->status == CELL_OK && c->nreps >= 2 && isfinite(c->base_cv) &&
-		    c->threads == threads && !strcmp(c->workload, workload))
-			cv[n++] = c->base_cv;
-	}
-	if (n) {
-		qsort(cv, (size_t)n, sizeof(*cv), cmp_double);
-		m = n % 2 ? cv[n / 2] : (cv[n / 2 - 1] + cv[n / 2]) / 2;
-	}
-	free(cv);
+	results_run_note(r, workload, threads, RUN_NOTE_NOISE, &s);
 	if (ncells)
-		*ncells = n;
-	return m;
+		*ncells = s.cells;
+	return s.median;
 }
 
 /*
@@ -649,11 +528,6 @@ double results_noise_cv(const struct results *r, const char *workload, int threa
  */
 void results_finish(struct results *r)
 {
-	for (int i = 0; i < r->ncells; i++) {
-		struct cell *c = &r->cells[i];
-
-		write_note(c, results_noise_cv(r, c->workload, c->threads, NULL));
-	}
 	free(r->floors);
 	r->nfloors = 0;
 	r->floors = calloc((size_t)r->ncells + 1, sizeof(*r->floors));
@@ -669,14 +543,10 @@ void results_finish(struct results *r)
 		struct cell *c = &r->cells[i];
 		const struct noise_floor *f = results_floor(r, c);
 
-		if (c->aa || c->status != CELL_OK || !f || !(fabs(c->overhead.mean) < f->ns))
-			continue;
-		c->below_floor = true;
-		char ns[24];
-
-		format_ns(ns, sizeof(ns), f->ns);
-		note_add(c, "below the noise floor (%s ns)", ns);
+		c->below_floor = !c->aa && c->status == CELL_OK && f && fabs(c->overhead.mean) < f->ns;
 	}
+	for (int i = 0; i < r->ncells; i++)
+		results_write_note(r, &r->cells[i]);
 	/* the session replaces it with the store's drift (store_set_repeat) */
 	results_drop_repeat(r, "earlier runs not looked up");
 }

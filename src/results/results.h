@@ -443,14 +443,88 @@ void results_drop_repeat(struct results *r, const char *note);
 #define RESULTS_NOISY_CV 0.05
 /*
  * The run's baseline noise is said once, in the table's header; a row
- * notes its own only where it stands this far above the median of its
- * (workload, threads): a cell the machine's noise hit harder than the rest.
+ * notes its own only where it stands this far above the upper quartile of
+ * its (workload, threads) (notes.c): a cell the machine's noise hit harder
+ * than the rest.
  * A cv from 16 reps is itself only good to ~20-30% on a noisy box: 2x is
  * beyond that spread.
  */
 #define RESULTS_NOISY_STANDOUT 2.0
 /* A between-round share above this gets a note: the drift dominates. */
 #define RESULTS_BETWEEN_NOTE 0.5
+
+/*
+ * notes.c: a cell's note, and the one rule of which of the machine's
+ * notes a row carries.
+ *
+ * Some notes are the machine's more than the cell's: its baseline noise,
+ * the hypervisor's steal, the CPU clock moving, drift between rounds, reps
+ * a disturbance hit (outliers), overheads below the noise floor. On a
+ * shared or virtual box they come on most rows at once, and a note on
+ * every row is read as none. So: a note that would stand on two rows or
+ * more, and on more than one in RUN_NOTE_SHARE of a run's measured rows,
+ * is the run's, said once
+ * in the table's header (results_run_note_text); a row then keeps it only
+ * where it stands out of the run: its figure over RESULTS_NOISY_STANDOUT
+ * times the run's upper quartile (a level a quarter of the rows reach;
+ * the note's threshold at least), for drift a share that leaves under half
+ * the rest; outlier reps where the median and the mean tell different
+ * stories, the median outside the mean's 95% interval; below the floor,
+ * never. A note that stands on fewer rows stays on each.
+ */
+enum run_note {
+	RUN_NOTE_NOISE,      /* baseline cv; the run's level is its (workload, threads)' */
+	RUN_NOTE_STEAL,      /* % of the reps' wall time the hypervisor stole */
+	RUN_NOTE_CLOCK,      /* the CPU frequency's spread during the cell, % */
+	RUN_NOTE_DRIFT,      /* the between-round share of the overhead's variance */
+	RUN_NOTE_OUTLIERS,   /* reps flagged by MAD */
+	RUN_NOTE_FLOOR,      /* the overhead below the A/A cell's noise floor */
+	RUN_NOTES
+};
+
+/* Above this share of a cell's wall time stolen by the hypervisor, the note says so. */
+#define STEAL_NOTE_PCT 1.0
+/* A CPU frequency that moved more than this during a cell gets a note. */
+#define MHZ_NOTE_PCT 2.0
+/*
+ * A note that would stand on more than one row in this many is the run's:
+ * with six kinds of the machine's notes, a quarter of the rows could carry
+ * them otherwise.
+ */
+#define RUN_NOTE_SHARE 8
+
+/* A kind's figures over a run's measured cells. */
+struct run_note_sum {
+	int cells;           /* measured cells where the figure is known */
+	int would;           /* of them, those the note would stand on alone */
+	double median;       /* the figure's median over @cells; NaN: none */
+	double upper;        /* its upper quartile (nearest rank): what a row stands out of */
+	double total;        /* RUN_NOTE_OUTLIERS: the reps flagged, all cells */
+};
+
+/* @k's figures over @r's measured cells (RUN_NOTE_NOISE: those of @workload at @threads). */
+void results_run_note(const struct results *r, const char *workload, int threads, enum run_note k,
+		      struct run_note_sum *s);
+/* The figure over which a row stands out of the run (@s) in @k; NaN: no such bar (outliers, floor). */
+double results_run_note_bar(enum run_note k, const struct run_note_sum *s);
+/* Whether @s makes @k the run's: said once in the header, on a row only where it stands out. */
+bool results_run_note_wide(const struct run_note_sum *s);
+/*
+ * The rule: whether @c's note of kind @k goes on its row. @r NULL: the cell
+ * alone, before its run is whole (every note that would stand does).
+ */
+bool results_note_stands(const struct results *r, const struct cell *c, enum run_note k);
+/*
+ * The header's line for @k when it is the run's (not RUN_NOTE_NOISE: the
+ * table says the baseline noise always, per (workload, threads)): true and
+ * @buf, else false.
+ */
+bool results_run_note_text(const struct results *r, enum run_note k, char *buf, size_t len);
+
+/* "; "-joined onto @c->note, cut to its size. */
+void results_note_add(struct cell *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* @c->note anew: its own notes, and the machine's that stand on it (@r NULL: the cell alone). */
+void results_write_note(const struct results *r, struct cell *c);
 
 /* Fill cell's statistics from its reps (results.c); @seed: the cell's own. */
 void results_finish_cell(struct cell *c, uint64_t seed);

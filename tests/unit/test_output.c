@@ -396,6 +396,92 @@ static void test_noise_once(void **state)
 }
 
 /*
+ * The machine's notes on a box whose every cell had steal (5%) and an
+ * outlier rep: each is the run's, said once in the header, and a row keeps
+ * it only where it stands out: cell 5's steal is 3x the run's, cell 6's
+ * four outliers pull its mean's interval away from its median. Two rows of
+ * eight carry a note, not eight. With steal on two cells only, it is theirs.
+ */
+static void steal_outlier_cells(struct cell *c, struct rep (*reps)[16], int steal_cells)
+{
+	static const char *const name[] = { "none", "inline", "perf:count", "bpf:tp/count",
+					     "bpf:tp/empty", "ftrace:raw", "ptrace:all", "seccomp:filter" };
+
+	memset(c, 0, 8 * sizeof(*c));
+	for (int k = 0; k < 8; k++) {
+		int hit = k == 6 ? 4 : 1;	/* outlier reps: the last @hit */
+
+		fill_cell(&c[k], name[k], CELL_OK, "");
+		c[k].aa = k == 0;
+		for (int i = 0; i < 16; i++) {
+			double b = 100 + (i % 2 ? 0.5 : -0.5), over = k ? 300 + (i % 3) * 0.5 : 0;
+			double steal = k >= steal_cells ? 0 : k == 5 ? 1.5 : 0.5;
+
+			if (i >= 16 - hit)
+				over += 100;
+			reps[k][i] = (struct rep){ .base_ns_per_op = b, .traced_ns_per_op = b + over,
+						   .events = 1000, .hits = -1, .stops = -1, .wall_ms = 10,
+						   .steal_ms = steal, .mhz_min = NAN, .mhz_max = NAN };
+		}
+		c[k].reps = reps[k];
+		c[k].nreps = 16;
+		results_finish_cell(&c[k], 1);
+	}
+}
+
+static void test_machine_notes_once(void **state)
+{
+	static struct cell c[8];
+	static struct rep reps[8][16];
+	struct results r = { .cells = c, .ncells = 8 };
+	struct results keep = res;
+	int noted = 0;
+	char *t;
+
+	(void)state;
+	steal_outlier_cells(c, reps, 8);
+	/* alone, before the run is whole, every cell says both */
+	for (int k = 1; k < 8; k++) {
+		assert_non_null(strstr(c[k].note, "steal "));
+		assert_non_null(strstr(c[k].note, "outlier rep"));
+	}
+	results_finish(&r);
+	for (int k = 0; k < 8; k++) {
+		noted += c[k].note[0] != '\0';
+		if (k == 5)
+			assert_string_equal(c[k].note, "steal 15.0% of the time, 3.0x the run's 5.0%");
+		else if (k == 6)
+			assert_non_null(strstr(c[k].note, "4 outlier reps: median "));
+		else
+			assert_string_equal(c[k].note, "");
+	}
+	assert_int_equal(noted, 2);
+	res = r;
+	t = table(false);
+	res = keep;
+	assert_int_equal(count_of(t, "steal: over 1% of the time in 8 of 8 cells; a row notes one over 10.0%"), 1);
+	assert_int_equal(count_of(t, "outlier reps (MAD): 10 in 7 of 8 cells"), 1);
+	assert_int_equal(count_of(t, "steal "), 1);
+	assert_int_equal(count_of(t, "outlier rep"), 2);	/* the header's, cell 6's */
+	free(t);
+	free(r.floors);
+	r.floors = NULL;
+
+	/* steal on 1 cell of 8: the cell's own */
+	steal_outlier_cells(c, reps, 1);
+	results_finish(&r);
+	assert_non_null(strstr(c[0].note, "steal 5.0% of the time"));
+	assert_null(strstr(c[0].note, "the run's"));
+	assert_null(strstr(c[1].note, "steal"));
+	res = r;
+	t = table(false);
+	res = keep;
+	assert_int_equal(count_of(t, "steal: "), 0);
+	free(t);
+	free(r.floors);
+}
+
+/*
  * Audit cells: the residue is the run's, said once in the header and in the
  * JSON, never on a row; a rule set's records are at most the events, and a
  * row that has fewer says the rules' filters decide rather than "!=".
@@ -629,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_json_document),
 		cmocka_unit_test(test_noise_floor),
 		cmocka_unit_test(test_noise_once),
+		cmocka_unit_test(test_machine_notes_once),
 		cmocka_unit_test(test_audit_once),
 		cmocka_unit_test(test_slow_path),
 		cmocka_unit_test(test_json_ok_cell),
