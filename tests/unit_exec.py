@@ -9,6 +9,10 @@
       drop_caps  capabilities CapabilityBoundingSet= takes away (setpriv names)
       no_new_privs  NoNewPrivileges=
       umask    UMask= (systemd's default 0022)
+      protect_system  ProtectSystem= ("no" unset)
+      writable  the paths the service may write under ProtectSystem=strict:
+               ReadWritePaths= (a "-" one only where it exists) and
+               StateDirectory= (/var/lib/NAME), mapped
 
 Paths of the installed system are looked up under ROOT: ROOT is a tree laid
 out as the package installs (ROOT/etc/default/tracetax...). MAP is FROM=TO:
@@ -101,6 +105,7 @@ def main():
 
     env = {"PATH": SYSTEMD_PATH}
     execs, success, drop, nnp, umask = [], [0], [], False, "0022"
+    protect, writable = "no", []
     for section, key, value in parse_unit(unit):
         if section != "Service":
             continue
@@ -124,13 +129,21 @@ def main():
             nnp = value in ("1", "yes", "true", "on")
         elif key == "UMask":
             umask = value
+        elif key == "ProtectSystem":
+            protect = value
+        elif key == "ReadWritePaths":
+            writable += [w for w in value.split()]
+        elif key == "StateDirectory":
+            writable += ["/var/lib/" + w for w in value.split()]
     if len(execs) != 1:
         sys.exit(f"{unit}: {len(execs)} ExecStart lines, want 1")
     line = execs[0].lstrip("-@:+!")
     env = {k: mapped(v) for k, v in env.items()}
     argv = [mapped(w) for w in expand(shlex.split(line), env)]
+    writable = [mapped(w.lstrip("-")) for w in writable if not w.startswith("-") or os.path.exists(mapped(w[1:]))]
     print(json.dumps({"argv": argv, "env": env, "success": success, "drop_caps": drop,
-                      "no_new_privs": nnp, "umask": umask}))
+                      "no_new_privs": nnp, "umask": umask, "protect_system": protect,
+                      "writable": writable}))
 
 
 main()

@@ -67,13 +67,20 @@ echo "ExecStart: $(json_get "$TMP/unit.json" '" ".join(d["argv"])')"
 json_get "$TMP/unit.json" 'd["env"]["TRACETAX_DB"]' | grep -qx "$STORE" ||
 	fail "the service's store is not /var/lib/tracetax/results.db: $(cat "$TMP/unit.json")"
 
-# exec_start OUT: the service's run, as systemd starts it: only the unit's
-# environment, its capabilities, no_new_privs and umask; its exit code
+# exec_start OUT [COMMAND...]: the service's run (or COMMAND), as systemd
+# starts it: only the unit's environment, its capabilities, no_new_privs
+# and umask, and ProtectSystem=strict's read-only file system (but the
+# unit's writable paths: tests/protect_system.sh); its exit code
 exec_start() {
-	python3 - "$TMP/unit.json" >"$1" 2>&1 <<'PY'
+	local out=$1
+	shift
+	python3 - "$TMP/unit.json" "$ROOT/tests/protect_system.sh" "$@" >"$out" 2>&1 <<'PY'
 import json, os, subprocess, sys
 u = json.load(open(sys.argv[1]))
-pre = ["setpriv"]
+pre = []
+if u["protect_system"] == "strict":
+    pre += ["unshare", "--mount", "--propagation", "private", sys.argv[2]] + u["writable"] + ["--"]
+pre += ["setpriv"]
 if u["drop_caps"]:
     pre += ["--bounding-set", ",".join("-" + c for c in u["drop_caps"])]
 if u["no_new_privs"]:
@@ -84,10 +91,60 @@ os.chdir("/")	# WorkingDirectory= unset: /
 # suppressions and full unwinding), which are the test's, not the unit's
 env = dict(u["env"])
 env.update({k: v for k, v in os.environ.items() if k in ("ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS")})
-sys.exit(subprocess.run(pre + u["argv"], env=env, stdin=subprocess.DEVNULL).returncode)
+sys.exit(subprocess.run(pre + (sys.argv[3:] or u["argv"]), env=env, stdin=subprocess.DEVNULL).returncode)
 PY
 }
 success() { json_get "$TMP/unit.json" "int($1 in d['success'])" | grep -qx 1; }
+
+# --- audit:* under the service's hardening: ProtectSystem=strict leaves /run
+# read-only (no state file for `tracetax cleanup`), CapabilityBoundingSet=
+# drops CAP_AUDIT_WRITE (no marker to end a run's records). The cells skip
+# with the reason, before anything of the box's audit changes: `list` asks
+# each tracer that, and runs none (audit is never enabled on this host)
+[ "$(json_get "$TMP/unit.json" 'd["protect_system"]')" = strict ] || fail "the unit has no ProtectSystem=strict"
+json_get "$TMP/unit.json" '" ".join(d["drop_caps"])' | grep -qw audit_write || fail "the unit keeps CAP_AUDIT_WRITE"
+"$TT" list --json >"$TMP/list0.json" 2>"$TMP/list0.err" || fail "list: $(cat "$TMP/list0.err")"
+exec_start "$TMP/list1.out" "$(cd "$B" && pwd)/tracetax" list --json; rc=$?
+[ "$rc" = 0 ] || fail "list under the unit: exit $rc: $(cat "$TMP/list1.out")"
+python3 - "$TMP/list0.json" "$TMP/list1.out" <<'PY' || fail "audit:* under the service's hardening"
+import json, sys
+host = {t["name"]: t for t in json.load(open(sys.argv[1]))["tracers"]}
+# the unit's output has its stderr too (a wait for the lock): the document follows
+out = open(sys.argv[2]).read()
+unit = {t["name"]: t for t in json.JSONDecoder().raw_decode(out[out.index("{"):])[0]["tracers"]}
+audit = [n for n in unit if n.startswith("audit:")]
+if not audit:
+    sys.exit("no audit:* tracer listed")
+for n in audit:
+    t = unit[n]
+    if t["status"] == "available":
+        sys.exit(f"{n}: available under ProtectSystem=strict")
+    # where the host itself allows it, the reason is the unit's
+    if host[n]["status"] == "available" and "'/run' is not writable here" not in t["reason"]:
+        sys.exit(f"{n}: {t['reason']}")
+print(f"under the unit: {len(audit)} audit:* tracers skipped: {unit[audit[0]]['reason']}")
+PY
+# CAP_AUDIT_WRITE alone: the cells with our auditd (the marker) skip, the others not for it
+setpriv --bounding-set -audit_write "$TT" list --json >"$TMP/list2.json" 2>"$TMP/list2.err" ||
+	fail "list without CAP_AUDIT_WRITE: $(cat "$TMP/list2.err")"
+python3 - "$TMP/list0.json" "$TMP/list2.json" <<'PY' || fail "audit:* without CAP_AUDIT_WRITE"
+import json, sys
+host = {t["name"]: t for t in json.load(open(sys.argv[1]))["tracers"]}
+capless = {t["name"]: t for t in json.load(open(sys.argv[2]))["tracers"]}
+seen = 0
+for n, t in capless.items():
+    if not n.startswith("audit:") or host[n]["status"] != "available":
+        continue
+    marker = n.startswith(("audit:rule/", "audit:rules"))
+    if marker and (t["status"] == "available" or "no CAP_AUDIT_WRITE" not in t["reason"]):
+        sys.exit(f"{n}: {t['status']} {t['reason']}")
+    if not marker and t["status"] != "available":
+        sys.exit(f"{n} needs no marker, yet: {t['reason']}")
+    seen += 1
+print(f"without CAP_AUDIT_WRITE: {seen} audit:* tracers as they should be" if seen else
+      "the host allows no audit:* tracer: nothing more to see")
+PY
+echo "audit:* under the unit: skipped with the reason, none run"
 
 # --- a run: one store row, the textfile, readable by node_exporter's user
 cat >"$R/etc/tracetax/plan" <<'EOF'

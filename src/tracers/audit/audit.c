@@ -36,6 +36,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +161,49 @@ static int box_is_free(int fd, struct audit_state *st, char *reason, size_t len)
 	return TT_OK;
 }
 
+/* Whether capability @cap is in this process's effective set. */
+static bool cap_effective(int cap)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, d))
+		return false;
+	return d[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
+}
+
+/*
+ * What a cell needs of the process it runs in, asked before anything of
+ * the box's is changed: a cell that could not finish must not start, for
+ * enabling audit even once leaves every process started afterwards on the
+ * audit slow path until reboot. A hardened service can take these away
+ * (tracetax-measure.service: ProtectSystem=strict makes /run read-only,
+ * CapabilityBoundingSet= drops CAP_AUDIT_WRITE): its audit cells skip.
+ */
+static int audit_process_ok(const struct tracer *t, char *reason, size_t len)
+{
+	if (!cap_effective(CAP_AUDIT_CONTROL)) {
+		snprintf(reason, len, "no CAP_AUDIT_CONTROL in this process (a unit's "
+			 "CapabilityBoundingSet=?): audit's state cannot be set");
+		return TT_SKIP;
+	}
+	/* the saved state goes there before the first change, for `tracetax cleanup` */
+	if (access(AUDIT_STATE_DIR, W_OK)) {
+		snprintf(reason, len, "'%s' is not writable here (%s; a unit's ProtectSystem=strict "
+			 "makes it read-only): the box's audit state could not be saved where "
+			 "'tracetax cleanup' finds it", AUDIT_STATE_DIR, strerror(errno));
+		return TT_SKIP;
+	}
+	/* the marker that says a run's records are all in auditd's log */
+	if ((mode_of(t) == AM_RULE || mode_of(t) == AM_RULES) && !cap_effective(CAP_AUDIT_WRITE)) {
+		snprintf(reason, len, "no CAP_AUDIT_WRITE in this process (a unit's "
+			 "CapabilityBoundingSet= drops it, as tracetax-measure.service does): the "
+			 "marker that ends a run's records cannot be sent");
+		return TT_SKIP;
+	}
+	return TT_OK;
+}
+
 static int audit_supported(const struct tracer *t, char *reason, size_t len)
 {
 	struct audit_state st;
@@ -169,6 +214,8 @@ static int audit_supported(const struct tracer *t, char *reason, size_t len)
 		snprintf(reason, len, "audit's state is set as root only");
 		return TT_SKIP;
 	}
+	if ((rc = audit_process_ok(t, reason, len)))
+		return rc;
 	if ((fd = audit_nl_open(reason, len)) < 0)
 		return TT_SKIP;
 	rc = box_is_free(fd, &st, reason, len);
