@@ -135,125 +135,6 @@ bool results_hits_ok(const struct cell *c, int64_t hits, int64_t events)
 	return true;
 }
 
-/* Rep @i's CPU (of its thread 0), -1 when not known. */
-static int rep_cpu(const struct cell *c, int i)
-{
-	return c->reps[i].threads ? c->reps[i].threads[0].cpu : -1;
-}
-
-/* The mean overhead of @cpu's reps in @round; NaN when it has none there. */
-static double cpu_round_mean(const struct cell *c, int cpu, int round)
-{
-	double sum = 0;
-	int n = 0;
-
-	for (int i = 0; i < c->nreps; i++)
-		if (rep_cpu(c, i) == cpu && c->reps[i].round == round) {
-			sum += c->reps[i].traced_ns_per_op - c->reps[i].base_ns_per_op;
-			n++;
-		}
-	return n ? sum / n : NAN;
-}
-
-/*
- * Whether CPUs @a and @b differ: paired by round, the difference of their
- * round means (the drift between rounds falls on both and cancels), a t
- * interval over the rounds both ran in, at a level that keeps the chance
- * of a false "differ" over all @npairs pairs of CPUs at 5% (Bonferroni).
- * Fewer than 2 such rounds: nothing to say.
- */
-static bool cpus_differ(const struct cell *c, int a, int b, const int *rounds, int nrounds,
-			int npairs)
-{
-	double *d = calloc((size_t)nrounds + 1, sizeof(*d)), ci[2];
-	size_t n = 0;
-	bool differ;
-
-	if (!d)
-		die("out of memory");
-	for (int r = 0; r < nrounds; r++) {
-		double ma = cpu_round_mean(c, a, rounds[r]), mb = cpu_round_mean(c, b, rounds[r]);
-
-		if (isfinite(ma) && isfinite(mb))
-			d[n++] = ma - mb;
-	}
-	stats_t_ci(d, n, 1 - 0.05 / npairs, ci);
-	differ = n >= 2 && (ci[0] > 0 || ci[1] < 0);
-	free(d);
-	return differ;
-}
-
-/*
- * The reps grouped by the CPU their thread 0 ran on: one group when
- * placement never moved them (nper_cpu stays 0 then), else the overhead
- * per CPU and whether CPUs differ. A CPU's mean and interval are over its
- * round means (docs/method.md §5c: the round is the unit the drift acts
- * on, rounds - 1 degrees of freedom), as the cell's own are; with one
- * round, over its reps. --placement rotate runs every CPU in every round
- * (plan.h), which is what lets two CPUs be compared within a round.
- */
-static void per_cpu(struct cell *c)
-{
-	size_t n = c->nreps > 0 ? (size_t)c->nreps : 0;
-	double *x = calloc(n + 1, sizeof(*x));
-	int *round = calloc(n + 1, sizeof(*round)), *rounds = calloc(n + 1, sizeof(*rounds));
-	int nrounds = 0;
-
-	if (!x || !round || !rounds)
-		die("out of memory");
-	c->nper_cpu = 0;
-	c->cpus_differ = false;
-	for (int i = 0; i < c->nreps; i++) {
-		int cpu = rep_cpu(c, i), k;
-
-		for (k = 0; k < nrounds && rounds[k] != c->reps[i].round; k++)
-			;
-		if (k == nrounds)
-			rounds[nrounds++] = c->reps[i].round;
-		for (k = 0; k < c->nper_cpu && c->per_cpu[k].cpu != cpu; k++)
-			;
-		if (k == c->nper_cpu) {
-			if (k == CELL_MAX_CPUS)	/* rotate covers no more (plan_rotate_cpus) */
-				continue;
-			c->per_cpu[c->nper_cpu++] = (struct cpu_overhead){ .cpu = cpu };
-		}
-	}
-	if (c->nper_cpu < 2 || c->per_cpu[0].cpu < 0)
-		c->nper_cpu = 0;
-	for (int k = 0; k < c->nper_cpu; k++) {
-		struct cpu_overhead *o = &c->per_cpu[k];
-		struct rounds_est e;
-		size_t m = 0;
-
-		for (int i = 0; i < c->nreps; i++)
-			if (rep_cpu(c, i) == o->cpu) {
-				x[m] = c->reps[i].traced_ns_per_op - c->reps[i].base_ns_per_op;
-				round[m++] = c->reps[i].round;
-			}
-		stats_rounds_ci(x, round, m, 0.95, &e);
-		o->n = (int)m;
-		o->rounds = (int)e.rounds;
-		if (e.rounds >= 2) {
-			o->mean = e.mean;
-			o->ci95[0] = e.ci[0];
-			o->ci95[1] = e.ci[1];
-		} else {
-			o->mean = stats_mean(x, m);
-			stats_t_ci(x, m, 0.95, o->ci95);
-			if (m < 2)
-				o->ci95[0] = o->ci95[1] = NAN;
-		}
-	}
-	for (int a = 0; a < c->nper_cpu; a++)
-		for (int b = a + 1; b < c->nper_cpu; b++)
-			if (cpus_differ(c, c->per_cpu[a].cpu, c->per_cpu[b].cpu, rounds, nrounds,
-					c->nper_cpu * (c->nper_cpu - 1) / 2))
-				c->cpus_differ = true;
-	free(rounds);
-	free(round);
-	free(x);
-}
-
 void results_overhead_ci(const struct cell *c, double ci[2], double *mean, int *rounds,
 			 double *between_share)
 {
@@ -467,7 +348,7 @@ void results_finish_cell(struct cell *c, uint64_t seed)
 	c->prog.dispatch_ns = c->prog.measured ? c->overhead.mean - c->prog.ns_per_run : NAN;
 	results_finish_latency(c);
 	per_hit_and_byte(c);
-	per_cpu(c);
+	results_per_cpu(c);
 	results_write_note(NULL, c);
 	free(flags);
 	free(over);
@@ -549,62 +430,6 @@ void results_finish(struct results *r)
 		results_write_note(r, &r->cells[i]);
 	/* the session replaces it with the store's drift (store_set_repeat) */
 	results_drop_repeat(r, "earlier runs not looked up");
-}
-
-bool results_overhead_se(const struct cell *c, double *se, double *df)
-{
-	const double *ci = c->overhead.ci95;
-
-	*se = *df = NAN;
-	if (c->status != CELL_OK || !isfinite(ci[0]) || !isfinite(ci[1]))
-		return false;
-	*df = c->rounds >= 2 ? c->rounds - 1 : c->overhead.n > 1 ? (double)c->overhead.n - 1 : NAN;
-	if (!(*df > 0))
-		return false;
-	*se = (ci[1] - ci[0]) / 2 / stats_t_quantile(0.975, *df);
-	return true;
-}
-
-const char *repeat_basis_name(enum repeat_basis b)
-{
-	switch (b) {
-	case REPEAT_THIS_VERSION:
-		return "this_version";
-	case REPEAT_OTHER_VERSIONS:
-		return "other_versions";
-	case REPEAT_ASSUMED:
-		return "assumed";
-	case REPEAT_NONE:
-		break;
-	}
-	return NULL;
-}
-
-void results_set_repeat(struct results *r, enum repeat_basis basis, double tau, int runs,
-			int cells, const char *note)
-{
-	struct repeat_drift *d = &r->drift;
-
-	d->known = true;
-	d->basis = basis;
-	d->tau = isfinite(tau) && tau > 0 ? tau : 0;
-	d->runs = runs;
-	d->cells = cells;
-	snprintf(d->note, sizeof(d->note), "%s", note ? note : "");
-	for (int i = 0; i < r->ncells; i++) {
-		struct cell *c = &r->cells[i];
-		double se, df;
-
-		c->repeat95[0] = c->repeat95[1] = NAN;
-		if (basis != REPEAT_NONE && results_overhead_se(c, &se, &df))
-			stats_repeat_pi(c->overhead.mean, se, df, d->tau * d->tau, d->runs - 1.0, 0.95,
-					c->repeat95);
-	}
-}
-
-void results_drop_repeat(struct results *r, const char *note)
-{
-	results_set_repeat(r, REPEAT_NONE, 0, 0, 0, note);
 }
 
 void results_release(struct results *r)

@@ -554,6 +554,8 @@ bool results_slow_path_said(const struct slow_path *s);
 double results_noise_cv(const struct results *r, const char *workload, int threads, int *ncells);
 /* The A/A noise floor of a cell's workload and threads; NULL: none measured. */
 const struct noise_floor *results_floor(const struct results *r, const struct cell *c);
+/* per_cpu.c: with reps on several CPUs, the overhead on each and whether they differ. */
+void results_per_cpu(struct cell *c);
 /* results_dist.c: per-thread figures, spread, throughput, latency. */
 void results_finish_threads(struct cell *c);
 void results_finish_latency(struct cell *c);
