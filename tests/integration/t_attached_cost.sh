@@ -156,7 +156,8 @@ python3 -c 'import sys; open(sys.argv[1], encoding="utf-8").read()' "$TMP/prom/t
 grep -q "owner=\"$(printf '\xef\xbf\xbd')" "$TMP/prom/tracetax-attached.prom" || fail "no \\xff owner's series"
 # budget -t with --target: the target's calls at getuid's cell, the box's
 # other calls at the collateral, both in the share
-"$TT" budget -t bpf:tp/count --target getuid --for 1 --store "$TMP/s.db" --no-store \
+# (recorded in the test's store: run's options refuse --store with --no-store)
+"$TT" budget -t bpf:tp/count --target getuid --for 1 --store "$TMP/s.db" \
 	--json "$TMP/b.json" >"$TMP/b.out" 2>&1 || fail "budget --target: $(cat "$TMP/b.out")"
 python3 tests/validate_json.py "$TMP/b.json" docs/schema.json || fail "b.json: schema"
 python3 - "$TMP/b.json" <<'PY' || exit 1
