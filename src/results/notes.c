@@ -107,6 +107,17 @@ void results_run_note(const struct results *r, const char *workload, int threads
 	free(v);
 }
 
+/* The run's median noise (cv) of @workload at @threads, over @ncells cells. */
+double results_noise_cv(const struct results *r, const char *workload, int threads, int *ncells)
+{
+	struct run_note_sum s;
+
+	results_run_note(r, workload, threads, RUN_NOTE_NOISE, &s);
+	if (ncells)
+		*ncells = s.cells;
+	return s.median;
+}
+
 bool results_run_note_wide(const struct run_note_sum *s)
 {
 	return s->would > 1 && RUN_NOTE_SHARE * s->would > s->cells;
