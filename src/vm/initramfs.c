@@ -52,7 +52,7 @@ static const char init_head[] =
 	"done\n"
 	"say \"modules loaded at $($B cut -d' ' -f1 /proc/uptime) s; mounting the host's root\"\n"
 	"O=trans=virtio,version=9p2000.L,cache=none,msize=512000\n"
-	"$B mount -t 9p -o $O,ro ttroot /mnt || fail \"cannot mount the host's root over 9p\"\n"
+	"$B mount -t 9p -o $O,ro,cache=loose ttroot /mnt || fail \"cannot mount the host's root over 9p\"\n"
 	"R=/mnt\n"
 	"$B mount -t proc proc $R/proc\n"
 	"$B mount -t sysfs sys $R/sys\n"
