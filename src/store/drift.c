@@ -155,6 +155,9 @@ int store_repeat_drift(struct store *s, const struct results *r, const char *hos
 		.hostname = r->env.hostname, .kernel = r->env.kernel, .host_id = host,
 		.version = any_version ? NULL : r->env.tracetax_version, .since = since,
 		.until = r->env.started, .any_target = true, .runs = REPEAT_MAX_RUNS,
+		/* a rerun is one with this run's settings */
+		.tracer_cpu = r->opts.tracer_cpu, .msg_size = r->opts.msg_size,
+		.latency = r->opts.latency,
 	};
 
 	for (int i = 0; i < r->ncells; i++)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/tcp.h"
 #include "store/rows.h"
 #include "base/util.h"
 
@@ -144,6 +145,37 @@ static int insert_env(struct store *s, int64_t id, const struct environment *e)
 	return ret;
 }
 
+/*
+ * The run's settings that change what a cell costs (store/stand.h), as rows
+ * of the environment table beside the machine's: --tracer-cpu (ptrace on
+ * another CPU is some 20x dearer), --msg-size (the tcp workloads' events),
+ * --latency. msg_size is '' for the default (TCP_MSG_DEFAULT, which a run
+ * records as given). Schema 5; a run recorded before has them filled from
+ * its document.
+ */
+int store_insert_settings(struct store *s, int64_t id, const struct results *r)
+{
+	const struct run_options *o = &r->opts;
+	char msg[16] = "";
+	const char *const rows[][2] = {
+		{ "tracer_cpu", o->tracer_cpu[0] ? o->tracer_cpu : "same" }, { "msg_size", msg },
+		{ "latency", o->latency ? "1" : "0" },
+	};
+	struct db_stmt *st;
+	int ret = 0;
+
+	if (o->msg_size > 0 && o->msg_size != TCP_MSG_DEFAULT)
+		snprintf(msg, sizeof(msg), "%d", o->msg_size);
+	/* a migration over runs that have them (a store put back to an older version) keeps them */
+	if (!(st = db_prepare(s, "INSERT INTO environment VALUES (?, ?, ?) ON CONFLICT DO NOTHING")))
+		return -1;
+	for (size_t i = 0; !ret && i < sizeof(rows) / sizeof(rows[0]); i++)
+		ret = db_bind_int64(st, 1, id) || db_bind_string(st, 2, rows[i][0]) ||
+		      db_bind_string(st, 3, rows[i][1]) || step_reset(st) ? -1 : 0;
+	db_finalize(st);
+	return ret;
+}
+
 /* An audit:rules cell's rule set, bound at @i, @i + 1, @i + 2: NULLs in another cell. */
 static int bind_rules(struct db_stmt *st, int i, const struct cell_rules *r)
 {
@@ -207,7 +239,7 @@ static int insert_rep(struct db_stmt *st, int64_t id, int cell, int idx, const s
 int store_insert_rows(struct store *s, int64_t id, const struct results *r)
 {
 	struct db_stmt *cell = NULL, *rep = NULL;
-	int ret = insert_env(s, id, &r->env);
+	int ret = insert_env(s, id, &r->env) || store_insert_settings(s, id, r) ? -1 : 0;
 
 	if (!ret && (!(cell = db_prepare(s, "INSERT INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
 					 "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) ||

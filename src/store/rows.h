@@ -17,6 +17,12 @@ int store_insert_rows(struct store *s, int64_t id, const struct results *r);
  * version 4 added (its migration, from the documents).
  */
 int store_update_rules(struct store *s, int64_t id, const struct results *r);
+/*
+ * The run's settings that change a cell's cost (--tracer-cpu, --msg-size,
+ * --latency) as rows of its environment: recorded with it, and by
+ * version 5's migration, from the documents.
+ */
+int store_insert_settings(struct store *s, int64_t id, const struct results *r);
 /* SQLite's tables, version by version (each migration adds the next; 4: PostgreSQL's too). */
 extern const char store_runs_v1[], store_tables_v2[], store_runs_v3[], store_cells_v4[];
 /* PostgreSQL's, created at the current version. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "load/tcp.h"
 #include "load/workloads.h"
 #include "measure/plan.h"
 #include "store/rows.h"
@@ -40,7 +41,11 @@ static const char stand_sql[] =
 	"(CAST(?9 AS TEXT) IS NULL OR c.tracer GLOB ?9) AND "
 	"(CAST(?10 AS TEXT) IS NULL OR c.workload = ?10) AND "
 	"c.threads = COALESCE(?11, c.threads) AND "
-	"(CAST(?12 AS TEXT) IS NULL OR " STORE_ENV("kernel") " GLOB ?12) "
+	"(CAST(?12 AS TEXT) IS NULL OR " STORE_ENV("kernel") " GLOB ?12) AND "
+	/* made with the settings asked (the defaults: this host's cost); before 5, the defaults */
+	"COALESCE(" STORE_ENV("tracer_cpu") ", 'same') = ?13 AND "
+	"COALESCE(" STORE_ENV("msg_size") ", '') = ?14 AND "
+	"COALESCE(" STORE_ENV("latency") ", '0') = ?15 "
 	"ORDER BY r.id DESC, c.idx";
 
 /*
@@ -99,6 +104,7 @@ int store_stand_walk(struct store *s, const struct stand_query *q,
 	struct db_stmt *st = db_prepare(s, stand_sql);
 	int64_t last = -1;
 	int rc, ret = 0, runs = 0;
+	char msg[16];
 
 	if (!st)
 		return store_fail(s, "cannot read results store", err, errlen);
@@ -117,6 +123,10 @@ int store_stand_walk(struct store *s, const struct stand_query *q,
 	else
 		db_bind_null(st, 11);
 	db_bind_glob(st, 12, q->kernel_glob);
+	snprintf(msg, sizeof(msg), "%d", q->msg_size);
+	db_bind_string(st, 13, q->tracer_cpu && *q->tracer_cpu ? q->tracer_cpu : "same");
+	db_bind_string(st, 14, q->msg_size > 0 && q->msg_size != TCP_MSG_DEFAULT ? msg : "");
+	db_bind_string(st, 15, q->latency ? "1" : "0");
 	while (!ret && (rc = db_step(st)) == 1) {
 		struct stand_cell c;
 

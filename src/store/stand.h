@@ -11,7 +11,11 @@
  *    ns are emulation's (x10), not a cost; under qemu's -icount its
  *    figures are instructions (environment.unit), never a host's ns;
  *  - it hooked its workload's own event, not a `--target` collateral one,
- *    unless that target is asked for.
+ *    unless that target is asked for;
+ *  - it was made with the settings asked, by default tracetax's: the
+ *    tracer on the workload's CPU (--tracer-cpu same: ptrace's helper on
+ *    another CPU costs some 20x more), the tcp workloads' own message size
+ *    (no --msg-size), no --latency.
  * It stands for *this* host's cost when it was also measured on this
  * hostname (and machine, where both runs know it) and kernel.
  */
@@ -42,6 +46,10 @@ struct stand_query {
 	bool any_target;          /* every target, each cell the cost of its own (the caller keys
 	                             cells by target: a rerun of a collateral cell is one too) */
 	int runs;                 /* the newest N runs that have such a cell; 0: all */
+	/* the settings the cells were made with; 0 (NULL): the defaults, this host's cost */
+	const char *tracer_cpu;   /* --tracer-cpu: NULL or "same", "other", "any" */
+	int msg_size;             /* --msg-size; 0 or TCP_MSG_DEFAULT: the default */
+	bool latency;             /* --latency */
 };
 
 /* One cell that stands, with its run. */

@@ -88,7 +88,8 @@ static int fill_from_documents(struct store *s, const char *like,
  * SQLite steps through the versions; PostgreSQL stores began at 3. The
  * tables first, then the rows from the documents: 1 -> 2 fills the
  * normalised tables, 3 -> 4 the rule sets of audit:rules cells (recorded
- * by an older tracetax from a newer one's document: `import`).
+ * by an older tracetax from a newer one's document: `import`), 4 -> 5 the
+ * settings that change a cost (store_insert_settings).
  */
 static int migrate(struct store *s, char *err, size_t errlen)
 {
@@ -120,6 +121,9 @@ static int migrate(struct store *s, char *err, size_t errlen)
 		goto out;
 	if (v >= 2 && v < 4 &&
 	    fill_from_documents(s, "%\"audit_rules\"%", store_update_rules, err, errlen))
+		goto out;
+	/* 5: no new table, the settings that change a cost beside the environment */
+	if (v >= 2 && v < 5 && fill_from_documents(s, NULL, store_insert_settings, err, errlen))
 		goto out;
 	if (db_set_schema_version(s, STORE_SCHEMA) || db_commit(s))
 		goto fail;

@@ -15,7 +15,7 @@
 #include "results/results.h"
 
 /* The schema version this tracetax writes (SQLite: PRAGMA user_version). */
-#define STORE_SCHEMA 4
+#define STORE_SCHEMA 5
 
 struct store;
 

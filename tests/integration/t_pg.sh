@@ -170,11 +170,11 @@ sql "ALTER TABLE cells DROP COLUMN audit_rules_file, DROP COLUMN audit_rules_dig
 	DROP COLUMN audit_rules_n; UPDATE tracetax_schema SET version = 3"
 "$TT" history --store "postgresql:///other?host=$PG&user=postgres" >/dev/null 2>"$TMP/err" ||
 	fail "history on a version 3 store: $(cat "$TMP/err")"
-[ "$(sql "SELECT version FROM tracetax_schema")" = 4 ] || fail "version 3: not migrated to 4"
+[ "$(sql "SELECT version FROM tracetax_schema")" = 5 ] || fail "version 3: not migrated to 5"
 [ "$(sql "SELECT audit_rules_file || ' ' || audit_rules_digest || ' ' || audit_rules_n FROM cells
 	WHERE audit_rules_digest IS NOT NULL")" = "x.rules 00000000000000aa 2" ] ||
 	fail "version 3: the rule set not filled: $(sql "SELECT run_id, idx, audit_rules_file FROM cells")"
-echo "version 3 migrated to 4, the rule set filled from its document"
+echo "version 3 migrated to 5, the rule set filled from its document"
 sql "UPDATE tracetax_schema SET version = 99"
 "$TT" history --store "postgresql:///other?host=$PG&user=postgres" >/dev/null 2>"$TMP/err"; rc=$?
 [ "$rc" = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "has schema version 99, newer than" "$TMP/err" ||

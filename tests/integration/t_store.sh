@@ -162,12 +162,12 @@ python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescri
 [ "$(grep -c '^ *[0-9]' "$TMP/v1.out")" = 2 ] || fail "v1: want 2 runs: $(cat "$TMP/v1.out")"
 [ "$(grep -c 'bpf:tp/count .* ns/event' "$TMP/v1.out")" = 4 ] || fail "v1: want 4 cells: $(cat "$TMP/v1.out")"
 python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA user_version").fetchone()[0])' \
-	"$TMP/v1.db" | grep -qx 4 || fail "v1: not at version 4 after the migration"
+	"$TMP/v1.db" | grep -qx 5 || fail "v1: not at version 5 after the migration"
 "$TT" show 2 --store "$TMP/v1.db" | grep -q '^bpf:tp/count ' || fail "v1: show 2"
 # and a newer version is refused, not touched
-python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version = 5"); c.commit()' "$TMP/v1.db"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version = 6"); c.commit()' "$TMP/v1.db"
 "$TT" history --store "$TMP/v1.db" >/dev/null 2>"$TMP/err"; rc=$?
 [ "$rc" = 1 ] || fail "newer store: exit $rc"
-grep -q "has schema version 5, newer than this tracetax's 4: use a newer tracetax" "$TMP/err" || fail "newer: $(cat "$TMP/err")"
+grep -q "has schema version 6, newer than this tracetax's 5: use a newer tracetax" "$TMP/err" || fail "newer: $(cat "$TMP/err")"
 echo "migrated: $(head -2 "$TMP/v1.out" | tail -1)"
 assert_clean

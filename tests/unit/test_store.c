@@ -19,6 +19,7 @@
 #include "doc/read.h"
 #include "doc/write.h"
 #include "fake_results.h"
+#include "load/tcp.h"
 #include "store/store.h"
 
 static char dir[64], db[128];
@@ -285,6 +286,9 @@ static void test_repeat_drift(void **state)
  * collateral run (--target close) measured another event. Neither is
  * budget's cost of bpf:tp/count on getpid, though both are newer.
  */
+/* The settings of the runs record_as() makes: the defaults unless set. */
+static struct run_options as_opts;
+
 static void record_as(struct store *s, double shift, const char *vm, const char *target,
 		      const char *host)
 {
@@ -293,6 +297,9 @@ static void record_as(struct store *s, double shift, const char *vm, const char 
 	int64_t id = 0;
 
 	fake_results(&r, 5, shift);
+	fake_set(r.opts.tracer_cpu, sizeof(r.opts.tracer_cpu), as_opts.tracer_cpu);
+	r.opts.msg_size = as_opts.msg_size;
+	r.opts.latency = as_opts.latency;
 	fake_set(r.env.started, sizeof(r.env.started), "2025-01-19T00:00:00Z");
 	fake_set(r.env.vm, sizeof(r.env.vm), vm);
 	if (*target) {
@@ -324,9 +331,38 @@ static void test_cost_stands(void **state)
 	record_as(s, 0, "", "", "0123456789abcdef");         /* the host's: 25 ns, run 1 */
 	record_as(s, 225, "tcg", "", NULL);                   /* imported, emulated: 250 ns */
 	record_as(s, 475, "", "close", "0123456789abcdef");   /* collateral: 500 ns */
+	/* made with other settings: the tracer on another CPU, --msg-size, --latency */
+	snprintf(as_opts.tracer_cpu, sizeof(as_opts.tracer_cpu), "other");
+	record_as(s, 475, "", "", "0123456789abcdef");        /* run 4 */
+	as_opts = (struct run_options){ .msg_size = 65536 };
+	record_as(s, 475, "", "", "0123456789abcdef");        /* run 5 */
+	as_opts = (struct run_options){ .latency = true };
+	record_as(s, 475, "", "", "0123456789abcdef");        /* run 6 */
+	as_opts = (struct run_options){ 0 };
 	assert_int_equal(store_find_cost(s, &q, &c, err, sizeof(err)), 0);
 	assert_int_equal(c.run_id, 1);
+	/* the default message size, as a run records it, is the default: that run stands */
+	as_opts = (struct run_options){ .msg_size = TCP_MSG_DEFAULT };
+	record_as(s, 0, "", "", "0123456789abcdef");          /* run 7 */
+	as_opts = (struct run_options){ 0 };
+	assert_int_equal(store_find_cost(s, &q, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.run_id, 7);
 	assert_true(c.ns > 20 && c.ns < 30);
+	/* a store of version 4 has its runs' settings filled from their documents */
+	store_close(s);
+	{
+		sqlite3 *h;
+
+		assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(h, "DELETE FROM environment WHERE name IN "
+					      "('tracer_cpu', 'msg_size', 'latency'); "
+					      "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(h);
+	}
+	s = store_open(db, false, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(store_find_cost(s, &q, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.run_id, 7);
 	/* asked for that target, the collateral run is the one */
 	q.target = "close";
 	assert_int_equal(store_find_cost(s, &q, &c, err, sizeof(err)), 0);
@@ -552,9 +588,9 @@ static void test_refused(void **state)
 	(void)state;
 	/* a newer tracetax's store */
 	fresh("new.db");
-	sql(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 5;");
+	sql(db, "CREATE TABLE runs (id INTEGER PRIMARY KEY); PRAGMA user_version = 6;");
 	assert_null(store_open(db, true, err, sizeof(err)));
-	assert_non_null(strstr(err, "has schema version 5, newer than this tracetax's 4"));
+	assert_non_null(strstr(err, "has schema version 6, newer than this tracetax's 5"));
 	/* somebody else's database */
 	fresh("other.db");
 	sql(db, "CREATE TABLE songs (title TEXT);");
