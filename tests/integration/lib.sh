@@ -25,6 +25,19 @@ export TRACETAX_WAIT=${TRACETAX_WAIT:-86400}
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+# A test that boots Debian's kernel in a VM of --kernel needs root, x86_64,
+# qemu and busybox, and the kernel (scripts/debian-kernel.sh; make
+# debian-kernel): skips without one of them, else sets K (its vmlinuz) and
+# REL (its release).
+need_vm_kernel() {
+	need_root
+	[ "$(uname -m)" = x86_64 ] || skip "the VM runs x86_64 kernels only"
+	command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (package qemu-system-x86)"
+	[ -x /bin/busybox ] || skip "no /bin/busybox (package busybox-static)"
+	K=$(scripts/debian-kernel.sh "$B/kernel" 2>"$TMP/dk.err" | tail -n 1)
+	[ -f "$K" ] || skip "no Debian kernel package: $(tail -n 1 "$TMP/dk.err")"
+	REL=${K##*/vmlinuz-}
+}
 
 # jq-like access with python: json_get FILE 'expr over d'
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }

@@ -8,13 +8,7 @@
 # compare of the two runs speaks instructions and finds nothing worse, and
 # compare of one against a run in ns is refused in one line, exit 5.
 . "$(dirname "$0")/lib.sh"
-need_root
-[ "$(uname -m)" = x86_64 ] || skip "the VM runs x86_64 kernels only"
-command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (package qemu-system-x86)"
-[ -x /bin/busybox ] || skip "no /bin/busybox (package busybox-static)"
-K=$(scripts/debian-kernel.sh "$B/kernel" 2>"$TMP/dk.err" | tail -n 1)
-[ -f "$K" ] || skip "no Debian kernel package: $(tail -n 1 "$TMP/dk.err")"
-REL=${K##*/vmlinuz-}
+need_vm_kernel
 export TRACETAX_VM_ACCEL=tcg TRACETAX_STATE_DIR=$TMP/state
 unset TRACETAX_VM_ICOUNT TRACETAX_VM_ICOUNT_SLEEP
 

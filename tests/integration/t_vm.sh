@@ -9,13 +9,7 @@
 # meets its deadline; nothing of the VM is left on the host (qemu, its /tmp
 # directory) nor of tracing. t_vm_host.sh tests the host's side without a boot.
 . "$(dirname "$0")/lib.sh"
-need_root
-[ "$(uname -m)" = x86_64 ] || skip "the VM runs x86_64 kernels only"
-command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (package qemu-system-x86)"
-[ -x /bin/busybox ] || skip "no /bin/busybox (package busybox-static)"
-K=$(scripts/debian-kernel.sh "$B/kernel" 2>"$TMP/dk.err" | tail -n 1)
-[ -f "$K" ] || skip "no Debian kernel package: $(tail -n 1 "$TMP/dk.err")"
-REL=${K##*/vmlinuz-}
+need_vm_kernel
 export TRACETAX_VM_ACCEL=tcg
 
 # what a run --kernel of tracetax PID left (its directory, its qemu); without
