@@ -305,6 +305,29 @@ static void test_runs_tcg(void **state)
 	results_release(&b);
 }
 
+/* @a and @b as compare reads them: written, then read back (the docs own their text). */
+static void docs_of(struct results *a, struct results *b, struct doc *da, struct doc *db)
+{
+	char err[512], *ta = output_json_string(a), *tb = output_json_string(b);
+
+	assert_int_equal(doc_parse(da, ta, strlen(ta), err, sizeof(err)), 0);
+	assert_int_equal(doc_parse(db, tb, strlen(tb), err, sizeof(err)), 0);
+}
+
+/* What compare says of @a's and @b's environments, without colours; the caller frees it. */
+static char *env_said(const struct doc *a, const struct doc *b)
+{
+	static const struct cmp_style plain = { "", "", "", "", "", "" };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	compare_print_env(f, a, b, &plain);
+	fclose(f);
+	return out;
+}
+
 /*
  * A run in a VM of --kernel against one on the host: the store's rule
  * (store/stand.h) says their cells do not stand for the same host's
@@ -312,35 +335,24 @@ static void test_runs_tcg(void **state)
  */
 static void test_env_vm(void **state)
 {
-	static const struct cmp_style plain = { "", "", "", "", "", "" };
 	struct results a, b;
 	struct doc da = { 0 }, db = { 0 };
-	char err[512], *ta, *tb, *out = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *out;
 
 	(void)state;
 	fake_results(&a, 5, 0);
 	fake_results(&b, 5, 225);
 	fake_set(b.env.vm, sizeof(b.env.vm), "tcg");
-	ta = output_json_string(&a);
-	tb = output_json_string(&b);
-	assert_int_equal(doc_parse(&da, ta, strlen(ta), err, sizeof(err)), 0);
-	assert_int_equal(doc_parse(&db, tb, strlen(tb), err, sizeof(err)), 0);
-	f = open_memstream(&out, &len);
-	compare_print_env(f, &da, &db, &plain);
-	fclose(f);
+	docs_of(&a, &b, &da, &db);
+	out = env_said(&da, &db);
 	if (!strstr(out, "no verdicts: A ran on the host, B in a VM of --kernel under tcg: an "
 		    "emulated CPU's ns are not costs"))
 		fail_msg("no warning in: %s", out);
 	free(out);
 	/* two runs on the host: no such line */
-	f = open_memstream(&out, &len);
-	compare_print_env(f, &da, &da, &plain);
-	fclose(f);
+	out = env_said(&da, &da);
 	assert_null(strstr(out, "stand for"));
 	free(out);
-	/* the documents own their text */
 	doc_release(&da);
 	doc_release(&db);
 	results_release(&a);
@@ -350,33 +362,23 @@ static void test_env_vm(void **state)
 /* A on a box with the audit residue, B on one without: said, with each side's causes. */
 static void test_env_slow_path(void **state)
 {
-	static const struct cmp_style plain = { "", "", "", "", "", "" };
 	struct results a, b;
 	struct doc da = { 0 }, db = { 0 };
-	char err[512], *ta, *tb, *out = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *out;
 
 	(void)state;
 	fake_results(&a, 5, 0);
 	fake_results(&b, 5, 225);
 	a.slow_path = (struct slow_path){ .probed = true, .known = true, .causes = 1u << SLOW_AUDIT,
 					  .audit_enabled = 0, .getpid_ns = 230, .never_task_ns = 135 };
-	ta = output_json_string(&a);
-	tb = output_json_string(&b);
-	assert_int_equal(doc_parse(&da, ta, strlen(ta), err, sizeof(err)), 0);
-	assert_int_equal(doc_parse(&db, tb, strlen(tb), err, sizeof(err)), 0);
-	f = open_memstream(&out, &len);
-	compare_print_env(f, &da, &db, &plain);
-	fclose(f);
+	docs_of(&a, &b, &da, &db);
+	out = env_said(&da, &db);
 	if (!strstr(out, "warning: a fresh task's syscall slow path: A audit, B none said: a syscall "
 		    "hook's cost is marginal to that path where it is taken\n"))
 		fail_msg("no warning in: %s", out);
 	free(out);
 	/* the same on both sides: nothing */
-	f = open_memstream(&out, &len);
-	compare_print_env(f, &da, &da, &plain);
-	fclose(f);
+	out = env_said(&da, &da);
 	assert_null(strstr(out, "slow path"));
 	free(out);
 	doc_release(&da);
