@@ -25,6 +25,7 @@
 
 #include "base/cpus.h"
 #include "base/hist.h"
+#include "base/write_full.h"
 #include "load/loops.h"
 #include "load/tcp.h"
 #include "load/workloads.h"
@@ -139,16 +140,8 @@ static void *worker_main(void *arg)
 
 static void write_all(int fd, const char *buf, size_t len)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			exit(4);
-		buf += n;
-		len -= (size_t)n;
-	}
+	if (!write_full(fd, buf, len))
+		exit(4);
 }
 
 /* Tell the runner we are ready, then block until it says go (EOF: give up). */

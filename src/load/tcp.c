@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "base/cpus.h"
+#include "base/write_full.h"
 #include "load/tcp.h"
 
 #define TCP_TIMEOUT_S 10
@@ -139,21 +140,6 @@ static bool read_full(int fd, char *buf, size_t len)
 {
 	while (len) {
 		ssize_t n = read(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-static bool write_full(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -9,24 +9,10 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "base/write_full.h"
 #include "vm/buf.h"
 #include "vm/say.h"
 #include "vm/share.h"
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* What is wrong with a file of the share, or NULL: a regular file of one name. */
 static const char *not_plain(const struct stat *st)
@@ -177,7 +163,7 @@ int share_tail_pump(const char *dir, struct share_tail *t, char *err, size_t err
 			return ERR("the guest's share: '%s' is larger than %s", t->name,
 				   size_words(SHARE_TAIL_MAX, words, sizeof(words)));
 		t->copied += (size_t)n;
-		if (write_all(t->out, clean, sanitize(t, (unsigned char *)buf, (size_t)n, clean)))
+		if (!write_full(t->out, clean, sanitize(t, (unsigned char *)buf, (size_t)n, clean)))
 			break;
 	}
 	return 0;
@@ -186,7 +172,7 @@ int share_tail_pump(const char *dir, struct share_tail *t, char *err, size_t err
 void share_tail_close(struct share_tail *t)
 {
 	/* a C2 the guest's last byte: a character of its own, not a C1's first half */
-	if (t->lead && write_all(t->out, "\xc2", 1) == 0)
+	if (t->lead && write_full(t->out, "\xc2", 1))
 		t->lead = false;
 	if (t->fd >= 0)
 		close(t->fd);
