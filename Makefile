@@ -79,7 +79,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 # Helpers of the integration tests: another tracer (tt-attach), the activity probe (tt-activity)
 TEST_TOOLS := $(B)/tests/tt-attach $(B)/tests/tt-activity $(B)/tests/tt-getpid-n \
-	$(B)/tests/tt-syscall-mix
+	$(B)/tests/tt-syscall-mix $(B)/tests/tt-syscall-ns
 TOOL_BPF_OBJS := $(patsubst tests/tools/%.bpf.c,$(B)/tests/tools/%.bpf.o,$(wildcard tests/tools/*.bpf.c))
 # LTTng-UST (the func-ust site, the lttng-ust tracer's probe): only where
 # liblttng-ust-dev is installed; without it the site is empty and lttng-ust skips.
@@ -92,7 +92,7 @@ UST_STAMP := $(B)/ust-cflags
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 .DELETE_ON_ERROR:
-.PHONY: all run check unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel debian-kernels install uninstall \
+.PHONY: all run check check-audit-host unit deps deps-build deps-run deps-all clean asan fuzz fuzz-bins debian-kernel debian-kernels install uninstall \
 	programs deb check-deb FORCE
 .SECONDARY:
 
@@ -220,6 +220,12 @@ $(B)/tests/tt-getpid-n: tests/tools/getpid_n.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -o $@ $<
 
+# A fresh process's getpid in ns (tests/run.sh: the box's syscall cost, before and after).
+$(B)/tests/tt-syscall-ns: tests/tools/syscall_ns.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -o $@ $<
+
 # Another of known events, of three kinds of syscall (budget's tests).
 $(B)/tests/tt-syscall-mix: tests/tools/syscall_mix.c
 	@mkdir -p $(@D)
@@ -330,6 +336,15 @@ check: deps
 
 asan:
 	@$(MAKE) --no-print-directory SAN=1 check
+
+# The audit tests on this host, not in a VM (tests/integration/audit_lib.sh):
+# audit enabled once leaves every process forked afterwards on the syscall
+# audit slow path (about 95 ns a call more) until reboot.
+check-audit-host: deps
+	@$(MAKE) --no-print-directory all
+	@echo "tracetax: the audit tests on this host: every process started after them pays the syscall audit slow path until reboot" >&2
+	@TRACETAX_BUILD=$(B) TRACETAX_TEST_HOST_AUDIT=1 tests/run.sh \
+		$$(grep -l '^\. .*/audit_lib\.sh"' tests/integration/t_*.sh | xargs -n 1 basename)
 
 clean:
 	rm -rf build build-san build-fuzz
