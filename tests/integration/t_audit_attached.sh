@@ -18,6 +18,12 @@
 # measurement sees the rule. Runs with t_audit, last (tests/run.sh): audit turned on
 # leaves its residue until reboot.
 . "$(dirname "$0")/audit_lib.sh"
+# Under TCG it did not end in 900 s (audit on, no auditd, a busy program's
+# getuid records: kauditd's retry queue overflowed, and every task that
+# makes an audited call waits on the full backlog); on a host it runs
+# (TRACETAX_TEST_HOST_AUDIT=1).
+[ "$IN_VM" = 1 ] && [ "${TRACETAX_VM:-}" = tcg ] &&
+	skip "under TCG it did not end in 900 s: kauditd does not keep up with the busy program's records without an auditd (TRACETAX_TEST_HOST_AUDIT=1 runs it on the host)"
 command -v bpftrace >/dev/null || skip "no bpftrace here (scripts/deps.sh test installs it)"
 MIX=$B/tests/tt-syscall-mix
 [ -x "$MIX" ] || fail "no $MIX: build it with make"
