@@ -502,7 +502,7 @@ static int record(const struct attached_args *a, const char *doc)
 		error("%s", err);
 	else if (!a->quiet)
 		fprintf(stderr, "recorded as budget %lld in '%s' (tracetax report shows it)\n",
-			(long long)id, path);
+			(long long)id, store_name(s));	/* a URI's password redacted */
 	store_close(s);
 	return ret;
 }

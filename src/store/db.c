@@ -16,9 +16,12 @@ static const struct db_ops *ops(const struct store *s)
 	return s->engine == DB_PG ? &db_pg_ops : &db_sqlite_ops;
 }
 
-bool db_is_uri(const char *path)
+bool db_is_pg(const char *path)
 {
-	return !strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11);
+	if (!strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11))
+		return true;
+	/* libpq's test is a '=' alone; a file name may hold one: every word a keyword too */
+	return strchr(path, '=') && db_pg_conninfo(path);
 }
 
 /* A secret of libpq's: the password, or the SSL key's. */
@@ -150,9 +153,9 @@ void db_redact(const char *uri, char *buf, size_t len)
 {
 	const char *auth = strstr(uri, "://");
 
-	if (auth && db_is_uri(uri))
+	if (auth && (!strncmp(uri, "postgresql://", 13) || !strncmp(uri, "postgres://", 11)))
 		redact_uri(uri, auth + 3, buf, len);
-	else if (strchr(uri, '='))	/* libpq's test for a conninfo string */
+	else if (db_is_pg(uri))
 		redact_conninfo(uri, buf, len);
 	else
 		snprintf(buf, len, "%s", uri);
@@ -160,7 +163,7 @@ void db_redact(const char *uri, char *buf, size_t len)
 
 int db_connect(struct store *s, const char *path, bool create, char *err, size_t errlen)
 {
-	s->engine = db_is_uri(path) ? DB_PG : DB_SQLITE;
+	s->engine = db_is_pg(path) ? DB_PG : DB_SQLITE;
 	if (s->engine == DB_PG)
 		db_redact(path, s->path, sizeof(s->path));
 	else

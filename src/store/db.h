@@ -27,8 +27,14 @@ struct store {
 
 struct db_stmt;
 
-/* A postgresql:// or postgres:// URI (libpq's). */
-bool db_is_uri(const char *path);
+/*
+ * A PostgreSQL connection string: a postgresql:// or postgres:// URI, or a
+ * key=value conninfo string ("host=db password=... dbname=tt") whose every
+ * key is one of libpq's. Anything else is a SQLite file's name.
+ */
+bool db_is_pg(const char *path);
+/* @s parses as a conninfo string of libpq's keywords (db_pg.c). */
+bool db_pg_conninfo(const char *s);
 /*
  * @uri without its secrets, as libpq reads them: a URI's user:PASSWORD@ and
  * ?password= / ?sslpassword= (names percent-decoded), a key=value conninfo

@@ -76,6 +76,18 @@ static int pg_connect(struct store *s, const char *path, bool create, char *err,
 	return 0;
 }
 
+bool db_pg_conninfo(const char *s)
+{
+	char *msg = NULL;
+	PQconninfoOption *o = PQconninfoParse(s, &msg);
+
+	PQfreemem(msg);
+	if (!o)
+		return false;
+	PQconninfoFree(o);
+	return true;
+}
+
 static void pg_disconnect(struct store *s)
 {
 	PQfinish(PG(s));

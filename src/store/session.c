@@ -103,7 +103,7 @@ void store_set_repeat(const char *store_opt, bool no_store, struct results *r)
 	 * record after the table says why, once
 	 */
 	if (!(s = store_open(path, false, err, sizeof(err)))) {
-		assume(r, db_is_uri(path) || !access(path, F_OK) ? "the results store could not be read" :
+		assume(r, db_is_pg(path) || !access(path, F_OK) ? "the results store could not be read" :
 		       "a first run: no earlier run of this host");
 		return;
 	}

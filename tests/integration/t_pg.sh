@@ -105,6 +105,12 @@ json_get "$TMP/budget.json" 'd["tracers"][0]["cost"]["source"], d["tracers"][0][
 	grep -qxF "store True" || fail "budget's cost is not this host's stored one: $(cat "$TMP/budget.out")"
 [ "$(sql "SELECT count(*) FROM budgets")" = 1 ] || fail "budget: not recorded in PostgreSQL"
 echo "budget: cost from PostgreSQL, recorded there"
+# budget --attached records there too, and says where without the password
+"$TT" budget --attached --for 1 >"$TMP/att.out" 2>"$TMP/att.err"; rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "budget --attached on PostgreSQL exited $rc: $(cat "$TMP/att.err")"
+grep -q "^recorded as budget 2 in 'postgresql://postgres@/tracetax?host=$PG'" "$TMP/att.err" ||
+	fail "budget --attached does not say where, without the password: $(cat "$TMP/att.err")"
+echo "budget --attached: recorded in PostgreSQL"
 "$TT" report 1 18 -o "$TMP/report.html" || fail "report exited $?"
 grep -q 'box2' "$TMP/report.html" || fail "report: no box2"
 grep -q "<h2>Budgets" "$TMP/report.html" || fail "report: no budget section from PostgreSQL"
@@ -117,6 +123,19 @@ if grep -rl s3cretpw "$TMP" --exclude-dir=pg 2>/dev/null | grep -q .; then
 fi
 as_pg pg_dump -h "$PG" -U postgres tracetax 2>/dev/null | grep -q s3cretpw && fail "the password in the database"
 echo "password: in no output, not in the database"
+
+# a key=value conninfo string is PostgreSQL's too: no SQLite file of that
+# name made, the password in no message
+CI="host=$PG user=postgres password=s3cretpw dbname=tracetax"
+TTA=$(realpath "$TT")
+(cd "$TMP" && "$TTA" run -t none -n 2000 --reps 2 --store "$CI") >"$TMP/ci.out" 2>"$TMP/ci.err"; rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "run on a conninfo store exited $rc: $(cat "$TMP/ci.err")"
+grep -q "^recorded as run [0-9]* in 'host=$PG user=postgres dbname=tracetax'" "$TMP/ci.err" ||
+	fail "conninfo: $(cat "$TMP/ci.err")"
+ls "$TMP" | grep -q '^host=' && fail "conninfo: opened as a SQLite file: $(ls "$TMP")"
+[ "$(sql "SELECT count(*) FROM runs")" = 19 ] || fail "conninfo: the run is not in PostgreSQL"
+grep -q s3cretpw "$TMP/ci.out" "$TMP/ci.err" && fail "conninfo: the password printed"
+echo "a conninfo string: PostgreSQL, its password redacted"
 
 # killed while recording: cells is locked, so the run waits inside its
 # transaction (runs row already inserted); SIGKILL, then the lock goes

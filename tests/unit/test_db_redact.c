@@ -65,8 +65,22 @@ static void test_conninfo(void **state)
 	check("host=db password=s3c\\ ret dbname=tt", "host=db dbname=tt");
 	check("host=db sslpassword=s3cret", "host=db");
 	check("host=db user=alice", "host=db user=alice");
-	/* a path is printed as it is */
+	/* a path is printed as it is, also one with a '=' (its words are no libpq keywords) */
 	check("/var/lib/tracetax/results.db", "/var/lib/tracetax/results.db");
+	check("/tmp/a=b/results.db", "/tmp/a=b/results.db");
+}
+
+/* Which store a --store names: PostgreSQL for a URI or a conninfo string, else a SQLite file. */
+static void test_is_pg(void **state)
+{
+	(void)state;
+	assert_true(db_is_pg("postgresql://u@db/tt"));
+	assert_true(db_is_pg("postgres:///tt?host=/run/postgresql"));
+	assert_true(db_is_pg("host=db password=s3cret dbname=tt"));
+	assert_true(db_is_pg("dbname = tt"));
+	assert_false(db_is_pg("results.db"));
+	assert_false(db_is_pg("/tmp/a=b/results.db"));
+	assert_false(db_is_pg("frob=1 results.db"));
 }
 
 int main(void)
@@ -74,6 +88,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uri),
 		cmocka_unit_test(test_conninfo),
+		cmocka_unit_test(test_is_pg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
