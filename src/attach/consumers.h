@@ -22,7 +22,7 @@
  *     written, lost and dropped counts; dynamic (kprobe, uprobe) events
  *   - processes under ptrace (TracerPid) and under seccomp filters, with
  *     their supervisor (the tracer, where there is one)
- *   - audit rules, where audit is enabled (`auditctl -s`, `auditctl -l`)
+ *   - audit rules, where audit is enabled (read over netlink: AUDIT_GET, the rule list)
  *
  * What is this process's is left out, as activity.h does.
  */

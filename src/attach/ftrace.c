@@ -5,8 +5,8 @@
  * per_cpu/cpuN/trace_pipe_raw); what it took is the sum over CPUs of
  * per_cpu/cpuN/stats: entries + overrun + read events (every event written,
  * whether still there, overwritten or read), and dropped events (not
- * written: the buffer was full). Audit is read with auditctl -s and -l,
- * which only list.
+ * written: the buffer was full). Audit is read over its netlink socket
+ * (its state, its rules), which only lists.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -240,31 +240,32 @@ int att_ftrace_scan(struct att_list *l, const struct att_fds *f)
 
 int att_audit_scan(struct att_list *l)
 {
-	char line[512], rules[512] = "";
-	int enabled = -1, auditd = 0, n = 0;
+	struct audit_rule_data **v = NULL;
+	struct audit_state st;
+	char rules[512] = "", err[256];
 	struct att_consumer *c;
-	FILE *p;
+	int fd, n = 0, auditd;
+	size_t w = 0;
 
-	if (access("/sbin/auditctl", X_OK) && access("/usr/sbin/auditctl", X_OK)) {
-		snprintf(l->audit, sizeof(l->audit), "unknown: auditctl is not installed");
+	/*
+	 * Read only, over the kernel's own socket: AUDIT_GET and the rule list
+	 * enable nothing, and need no auditctl (the auditd package is not on
+	 * every box, and rules loaded over netlink by osquery or go-audit are
+	 * the kernel's all the same).
+	 */
+	if ((fd = audit_nl_open(err, sizeof(err))) < 0) {
+		snprintf(l->audit, sizeof(l->audit), errno == EPROTONOSUPPORT ?
+			 "off: the kernel has no audit" : "unknown: %s", err);
 		return 0;
 	}
-	/* read only: -s prints the status, -l the rules */
-	if (!(p = popen("auditctl -s 2>&1", "re"))) {
-		snprintf(l->audit, sizeof(l->audit), "unknown: cannot run auditctl: %s", strerror(errno));
+	if (audit_nl_status(fd, &st, err, sizeof(err))) {
+		snprintf(l->audit, sizeof(l->audit), "unknown: %s", err);
+		audit_nl_close(fd);
 		return 0;
 	}
-	while (fgets(line, sizeof(line), p)) {
-		sscanf(line, "enabled %d", &enabled);
-		sscanf(line, "pid %d", &auditd);
-	}
-	pclose(p);
-	if (enabled < 0) {
-		snprintf(l->audit, sizeof(l->audit), "unknown: auditctl -s said no 'enabled' (not root?)");
-		return 0;
-	}
-	if (!enabled) {
+	if (!st.enabled) {
 		snprintf(l->audit, sizeof(l->audit), "off");
+		audit_nl_close(fd);
 		return 0;
 	}
 	/*
@@ -274,30 +275,37 @@ int att_audit_scan(struct att_list *l)
 	 * with an audit context takes the slow path. Its owner: the registered
 	 * auditd, else kauditd (the records go to the kernel log).
 	 */
-	if (!(c = att_add(l, ATT_AUDIT)))
+	if (!(c = att_add(l, ATT_AUDIT))) {
+		audit_nl_close(fd);
 		return -1;
-	snprintf(c->mech, sizeof(c->mech), "audit");
-	if ((p = popen("auditctl -l 2>&1", "re"))) {
-		size_t w = 0;
-
-		while (fgets(line, sizeof(line), p)) {
-			line[strcspn(line, "\n")] = '\0';
-			if (!line[0] || !strcmp(line, "No rules"))
-				continue;
-			n++;
-			if (w < sizeof(rules))
-				w += (size_t)snprintf(rules + w, sizeof(rules) - w, "; %s", line);
-		}
-		pclose(p);
 	}
-	snprintf(c->key, sizeof(c->key), n ? "audit rules" : "audit enabled");
-	if (n)
-		snprintf(c->what, sizeof(c->what), "%d rule%s: %s", n, n == 1 ? "" : "s", rules + 2);
-	else
-		snprintf(c->what, sizeof(c->what), "audit on, no rule: every call's slow path");
+	snprintf(c->mech, sizeof(c->mech), "audit");
+	n = audit_nl_list(fd, &v, err, sizeof(err));
+	audit_nl_close(fd);
+	for (int i = 0; i < n; i++) {
+		char text[256];
+
+		audit_rule_text(v[i], text, sizeof(text));
+		if (w < sizeof(rules))
+			w += (size_t)snprintf(rules + w, sizeof(rules) - w, "; %s", text);
+	}
+	audit_nl_list_free(v, n);
+	if (n < 0) {
+		snprintf(c->key, sizeof(c->key), "audit enabled");
+		snprintf(c->what, sizeof(c->what), "audit on, its rules not read: %s", err);
+		n = 0;
+	} else {
+		snprintf(c->key, sizeof(c->key), n ? "audit rules" : "audit enabled");
+		if (n)
+			snprintf(c->what, sizeof(c->what), "%d rule%s: %s", n, n == 1 ? "" : "s",
+				 rules + 2);
+		else
+			snprintf(c->what, sizeof(c->what), "audit on, no rule: every call's slow path");
+	}
+	auditd = (int)st.pid;
 	if (auditd > 0 || (auditd = audit_kauditd_pid()) > 0)
 		att_holder_add(c, auditd);
-	snprintf(l->audit, sizeof(l->audit), "on (enabled %d), %d rule%s, %s %d", enabled, n,
+	snprintf(l->audit, sizeof(l->audit), "on (enabled %u), %d rule%s, %s %d", st.enabled, n,
 		 n == 1 ? "" : "s", c->nholders && !strcmp(c->holders[0].comm, "kauditd") ?
 		 "no auditd: kauditd" : "auditd", auditd);
 	return 0;

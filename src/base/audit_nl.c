@@ -6,6 +6,7 @@
 #include <libaudit.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +239,96 @@ int audit_nl_rule_sums(int fd, struct audit_rule_sum **out, char *err, size_t le
 		audit_rule_summarise(v[i], i + 1, machine, &(*out)[i]);
 	free_list(v, n);
 	return n;
+}
+
+int audit_nl_list(int fd, struct audit_rule_data ***out, char *err, size_t len)
+{
+	return list_rules(fd, out, err, len);
+}
+
+void audit_nl_list_free(struct audit_rule_data **v, int n)
+{
+	free_list(v, n);
+}
+
+/* Appends to @buf (of @len, @o used): snprintf's, never past its end. */
+static size_t put(char *buf, size_t len, size_t o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t put(char *buf, size_t len, size_t o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o >= len)
+		return o;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + o, len - o, fmt, ap);
+	va_end(ap);
+	return n < 0 ? o : o + (size_t)n > len - 1 ? len - 1 : o + (size_t)n;
+}
+
+void audit_rule_text(const struct audit_rule_data *r, char *buf, size_t len)
+{
+	uint32_t list = r->flags & ~(uint32_t)AUDIT_FILTER_PREPEND, off = 0;
+	const char *ln = audit_flag_to_name((int)list), *an = audit_action_to_name((int)r->action);
+	int machine = audit_detect_machine(), all = 1, nsys = 0;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	o = put(buf, len, o, "-%c %s,%s", r->flags & AUDIT_FILTER_PREPEND ? 'A' : 'a',
+		ln ? ln : "?", an ? an : "?");
+	for (uint32_t i = 0; i < r->field_count && i < AUDIT_MAX_FIELDS; i++)
+		if (r->fields[i] == AUDIT_ARCH) {
+			int m = audit_elf_to_machine(r->values[i]);
+
+			if (m >= 0)
+				machine = m;
+		}
+	for (int i = 0; i < AUDIT_BITMASK_SIZE - 1; i++)
+		all &= r->mask[i] == ~0u;
+	if (list == AUDIT_FILTER_EXIT || list == AUDIT_FILTER_URING_EXIT) {
+		if (all)
+			o = put(buf, len, o, " -S all");
+		else
+			for (int b = 0; b < (AUDIT_BITMASK_SIZE - 1) * 32; b++) {
+				const char *sc;
+
+				if (!(r->mask[b / 32] & (1u << (b % 32))))
+					continue;
+				sc = audit_syscall_to_name(b, machine);
+				o = sc ? put(buf, len, o, "%s%s", nsys++ ? "," : " -S ", sc) :
+					 put(buf, len, o, "%s%d", nsys++ ? "," : " -S ", b);
+			}
+	}
+	for (uint32_t i = 0; i < r->field_count && i < AUDIT_MAX_FIELDS; i++) {
+		const char *fn = audit_field_to_name((int)r->fields[i]);
+		const char *op = audit_operator_to_symbol((int)r->fieldflags[i]);
+		uint32_t v = r->values[i];
+
+		if (!fn)
+			fn = "?";
+		if (!op)
+			op = "?";
+		if (string_field(r->fields[i])) {
+			if (off + v > r->buflen)
+				break;
+			if (r->fields[i] == AUDIT_FILTERKEY)
+				o = put(buf, len, o, " -k %.*s", (int)v, r->buf + off);
+			else
+				o = put(buf, len, o, " -F %s%s%.*s", fn, op, (int)v, r->buf + off);
+			off += v;
+		} else if (r->fields[i] == AUDIT_ARCH) {
+			const char *mn = audit_machine_to_name(machine);
+
+			o = put(buf, len, o, " -F arch%s%s", op, mn ? mn : "?");
+		} else {
+			o = put(buf, len, o, " -F %s%s%u", fn, op, v);
+		}
+	}
+	/* the box's words, printed on a terminal: none of its control characters */
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 static void fnv_add(uint64_t *h, const void *p, size_t n)

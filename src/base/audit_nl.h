@@ -61,6 +61,14 @@ int audit_nl_set_backlog(int fd, uint32_t limit, char *err, size_t len);
  * AUDIT_KEY_PREFIX), @others the rest. 0, or -1 and @err.
  */
 int audit_nl_count_rules(int fd, const char *key, int *ours, int *others, char *err, size_t len);
+/* The rules loaded now, read only, copied: *@out (audit_nl_list_free); their number, or -1 and @err. */
+int audit_nl_list(int fd, struct audit_rule_data ***out, char *err, size_t len);
+void audit_nl_list_free(struct audit_rule_data **v, int n);
+/*
+ * A rule as auditctl's syntax says it ("-a always,exit -F arch=b64 -S
+ * getpid -k k"), into @buf, cut at @len, with no control character.
+ */
+void audit_rule_text(const struct audit_rule_data *r, char *buf, size_t len);
 /*
  * The rules loaded now, read only (auditctl -l's list), each summarised for
  * the budget (audit_sum.h; its line: its place in the list, from 1) into

@@ -259,9 +259,21 @@ PY
 # the same agents, costed from the store: strace's (every syscall of its
 # tracee) from one cell, the first stored of the loops of the box's most
 # frequent syscalls (the busy programs make getuid, close and stat alike:
-# stat, unless the agents' own calls push it out of the top 8), else getpid
-"$TT" budget --attached --for 1 --store "$TMP/s.db" --no-store --json "$TMP/c.json" >"$TMP/c.out" 2>&1 ||
-	fail "budget --attached --store: $(cat "$TMP/c.out")"
+# stat, unless the agents' own calls push it out of the top 8), else getpid;
+# with an auditctl in PATH that lies: audit is read from the kernel, not from it
+mkdir "$TMP/fakebin"
+printf '#!/bin/sh\ncase "$1" in -s) echo "enabled 1"; echo "pid 0";; -l) echo "-a always,exit -S getpid -k fake-from-path";; esac\n' \
+	>"$TMP/fakebin/auditctl"
+chmod +x "$TMP/fakebin/auditctl"
+PATH="$TMP/fakebin:$PATH" "$TT" budget --attached --for 1 --store "$TMP/s.db" --no-store --json "$TMP/c.json" \
+	>"$TMP/c.out" 2>&1 || fail "budget --attached --store: $(cat "$TMP/c.out")"
+python3 - "$TMP/c.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["unknown"]["audit"]
+assert "fake" not in json.dumps(d) and not a.startswith("unknown"), "audit from PATH's auditctl: " + a
+print("audit, from the kernel:", a)
+PY
 grep -Eq "^  strace .*on (stat|getpid); weighted by the box's syscalls per CPU" "$TMP/c.out" ||
 	fail "no strace cost from one cell, per CPU: $(cat "$TMP/c.out")"
 python3 - "$TMP/c.json" "$TMP/s.json" "$st" <<'PY' || exit 1
