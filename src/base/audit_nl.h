@@ -12,6 +12,8 @@
 #ifndef TRACETAX_AUDIT_NL_H
 #define TRACETAX_AUDIT_NL_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -53,14 +55,35 @@ int audit_nl_status(int fd, struct audit_state *st, char *err, size_t len);
  */
 int audit_nl_set_state(int fd, const struct audit_state *st, char *err, size_t len);
 int audit_nl_set_enabled(int fd, uint32_t enabled, char *err, size_t len);
+/* The fields of the state tracetax sets, in the order they are put back: enabled last. */
+enum audit_field { AF_RATE, AF_BACKLOG, AF_WAIT, AF_FAILURE, AF_ENABLED, AF_N };
+const char *audit_field_name(enum audit_field f);
+uint32_t audit_field_get(const struct audit_state *st, enum audit_field f);
+int audit_nl_set_field(int fd, enum audit_field f, uint32_t v, char *err, size_t len);
 /* The backlog limit alone (tracetax rate's steps); the saved state puts it back. */
 int audit_nl_set_backlog(int fd, uint32_t limit, char *err, size_t len);
 
 /*
- * The rules loaded now: @ours those whose key is @key (NULL: any key of
- * AUDIT_KEY_PREFIX), @others the rest. 0, or -1 and @err.
+ * The keys of tracetax <pid>'s own rules: "tracetax-<pid>" on the rules a
+ * cell measures (a rule file's), and two of its family: "-task" on the
+ * `-a never,task` that spares the untraced runs (a key of its own: a
+ * file's own `-a never,task` is then another rule, not a duplicate), and
+ * "-mark" on a rule that never matches (`-a never,task -F pid=0`), loaded
+ * from the first change to the restore: gone, someone flushed the rules
+ * (`auditctl -D`, auditd's start) and audit is someone's now.
  */
-int audit_nl_count_rules(int fd, const char *key, int *ours, int *others, char *err, size_t len);
+#define AUDIT_KEY_TASK "-task"
+#define AUDIT_KEY_MARK "-mark"
+
+/* The rules loaded now, by whose they are. */
+struct audit_rule_count {
+	int ours;        /* of @key and its family (NULL: of any tracetax) */
+	int marker;      /* @key's marker among them */
+	int box_never;   /* the box's unkeyed `-a never,task`: tracetax's own advice, tolerated */
+	int others;      /* the rest: the box's */
+};
+int audit_nl_count_rules(int fd, const char *key, struct audit_rule_count *c, char *err, size_t len);
+
 /* The rules loaded now, read only, copied: *@out (audit_nl_list_free); their number, or -1 and @err. */
 int audit_nl_list(int fd, struct audit_rule_data ***out, char *err, size_t len);
 void audit_nl_list_free(struct audit_rule_data **v, int n);
@@ -90,7 +113,12 @@ int audit_nl_rule_sums(int fd, struct audit_rule_sum **out, char *err, size_t le
  * their number in *@n. 0, or -1 and @err.
  */
 int audit_nl_rules_digest(int fd, char out[AUDIT_DIGEST_LEN], int *n, char *err, size_t len);
-/* Deletes every rule whose key is @key: how many in *@deleted. 0, or -1 and @err. */
+/* The digest of the rules @v in that order (a parsed file's, in the kernel's order). */
+void audit_rules_digest_of(struct audit_rule_data *const *v, int n, char out[AUDIT_DIGEST_LEN]);
+/* The digest of the rules loaded now whose key is @key alone (not its family): their number in *@n. */
+int audit_nl_key_digest(int fd, const char *key, char out[AUDIT_DIGEST_LEN], int *n, char *err,
+			size_t len);
+/* Deletes every rule whose key is @key or of its family: how many in *@deleted. 0, or -1 and @err. */
 int audit_nl_delete_key(int fd, const char *key, int *deleted, char *err, size_t len);
 
 /* A user message with @text, through the kernel to the auditd: a marker in its log. */
@@ -135,28 +163,40 @@ int audit_rules_add(int fd, struct audit_ruleset *rs, char *err, size_t len);
 /*
  * One exit rule added (@add) or deleted: -a always,exit -F arch=b64 -S @sys
  * [-F @field] -k @key, @field as "pid=123" or NULL (@sys < 0: a task rule,
- * -a never,task -k @key, @field ignored).
+ * -a never,task [-F @field] [-k @key]: @key NULL, a rule with no key).
  */
 int audit_rule_one(int fd, int add, int sys, const char *field, const char *key, char *err,
 		   size_t len);
 
 /*
- * The saved state, the key and an auditd of ours (@auditd, started with
- * -c @dir; 0: none yet), as text in this process's state file, written
- * before anything is changed. 0, or -1 and @err.
+ * What tracetax keeps of the box while it measures: written to this
+ * process's state file before the first change and whenever what it set
+ * changes, where `tracetax cleanup` (and every run's start) finds it after
+ * a SIGKILL.
  */
-int audit_state_save(const struct audit_state *st, const char *key, pid_t auditd,
-		     const char *dir, char *err, size_t len);
+struct audit_saved {
+	struct audit_state box;      /* the box's state before tracetax changed it */
+	struct audit_state set;      /* what tracetax set last: a field goes back only while it holds this */
+	bool set_known;              /* false: a state file of an older tracetax, no "set" in it */
+	int box_never;               /* the box's unkeyed -a never,task (taken out around a traced fork) */
+	char key[32];
+	pid_t auditd;                /* ours, started with -c @dir; 0: none */
+	char dir[PATH_MAX];
+};
+int audit_state_save(const struct audit_saved *sv, char *err, size_t len);
 /* This process's state file removed, once the box is put back. */
 void audit_state_forget(void);
 /*
- * Puts the box back as @st was: our auditd (@auditd, may be 0) stopped
- * and waited for, the rules of @key deleted, the limits and the enabled
- * flag set again. Every step is tried; 0, or -1 and @err naming the first
- * that failed.
+ * Puts the box back as @sv says, as far as it is still tracetax's: our
+ * rules (of @sv->key and its family) deleted, our auditd stopped, the
+ * box's `-a never,task` put back if it is not there. Then, unless audit
+ * is someone's now (an auditd registered, rules of the box loaded, or our
+ * marker rule gone: someone flushed the rules) or immutable (-e 2: nothing
+ * can change until reboot), each field that still holds what tracetax set
+ * gets the box's value again, enabled last. Whatever is left as it is is
+ * said (a warning). 0: done or left; -1 and @err: the kernel refused.
  */
-int audit_state_restore(int fd, const struct audit_state *st, const char *key, pid_t auditd,
-			char *err, size_t len);
+int audit_state_restore(int fd, const struct audit_saved *sv, char *err, size_t len);
 /*
  * For cleanup: the state files of a tracetax that is gone (owner_gone()),
  * the box restored from each and the file removed. @removed counts them;

@@ -205,23 +205,26 @@ static void tracepoint_consumers(char *buf, size_t len)
 /* Whether the box's audit is nobody's: no auditd registered, not locked, no rule loaded. */
 static bool audit_free(int fd, const struct audit_state *st)
 {
-	int ours = 0, others = 0;
+	struct audit_rule_count c;
 	char err[160];
 
 	if (st->enabled == 2 || st->pid)
 		return false;
-	return !audit_nl_count_rules(fd, NULL, &ours, &others, err, sizeof(err)) && !ours && !others;
+	return !audit_nl_count_rules(fd, NULL, &c, err, sizeof(err)) && !c.ours && !c.others &&
+	       !c.box_never;
 }
 
 /* A fresh getpid with a -a never,task rule of ours loaded for the while: NaN if not. */
 static double never_task_ns(int fd, const struct audit_state *st)
 {
-	char key[32], err[256];
+	/* nothing of the state is set: a restore after a SIGKILL deletes the rule alone */
+	struct audit_saved sv = { .box = *st, .set = *st, .set_known = false };
+	char *key = sv.key, err[256];
 	double ns;
 	int n = 0;
 
-	snprintf(key, sizeof(key), AUDIT_KEY_PREFIX "%d", (int)getpid());
-	if (audit_state_save(st, key, 0, NULL, err, sizeof(err)))
+	snprintf(sv.key, sizeof(sv.key), AUDIT_KEY_PREFIX "%d", (int)getpid());
+	if (audit_state_save(&sv, err, sizeof(err)))
 		return NAN;
 	if (audit_rule_one(fd, 1, -1, NULL, key, err, sizeof(err))) {
 		audit_state_forget();
@@ -275,7 +278,8 @@ bool slowpath_residue_refused(const char *tracer, char *msg, size_t len)
 	char why[200] = "", err[160];
 	struct audit_state st;
 	struct bits b = { 0 };
-	int fd, ours = 0, others = 0, rc;
+	struct audit_rule_count c = { 0 };
+	int fd, rc;
 	double ns;
 
 	/* in a guest the residue dies with it */
@@ -285,10 +289,14 @@ bool slowpath_residue_refused(const char *tracer, char *msg, size_t len)
 	if (geteuid() || (fd = audit_nl_open(err, sizeof(err))) < 0)
 		return false;
 	rc = audit_nl_status(fd, &st, err, sizeof(err)) ||
-	     audit_nl_count_rules(fd, NULL, &ours, &others, err, sizeof(err));
+	     audit_nl_count_rules(fd, NULL, &c, err, sizeof(err));
 	audit_nl_close(fd);
-	/* audit on: this boot has enabled it. An auditd, rules: the box's, the cells skip */
-	if (rc || st.enabled || st.pid || ours || others)
+	/*
+	 * audit on: this boot has enabled it. An auditd, rules: the box's, the
+	 * cells skip. The box's own -a never,task: its new tasks get no context,
+	 * residue or not (tracetax takes it out for its traced runs alone)
+	 */
+	if (rc || st.enabled || st.pid || c.ours || c.others || c.box_never)
 		return false;
 	/* no rule: a task forked now has an audit context iff audit was ever enabled */
 	if (!read_bits(&b, why, sizeof(why)) && (causes_of(&b) & (1u << SLOW_AUDIT)))

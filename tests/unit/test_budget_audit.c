@@ -283,6 +283,43 @@ static void test_digest(void **state)
 		  "-a always,exit -F arch=b64 -S getuid -k a\n"
 		  "-w /etc/passwd -p wa -k c\n", "tracetax-1", d);
 	assert_string_not_equal(d, d0);
+	/*
+	 * -A puts a rule first in its list, as the kernel walks it: a file that
+	 * prepends getuid's rule is the set whose list has it first
+	 */
+	digest_of("-a always,exit -F arch=b64 -S unlink -F auid>=1000 -k b\n"
+		  "-w /etc/passwd -p wa -k c\n"
+		  "-A always,exit -F arch=b64 -S getuid -k a\n", "tracetax-1", d);
+	assert_string_equal(d, d0);
+}
+
+/* The budget walks the rules as the kernel does: -A ones first, the last of them first. */
+static void test_prepend_order(void **state)
+{
+	char path[] = "/tmp/tt-audit-prepend-XXXXXX", err[512];
+	struct audit_ruleset rs;
+	int fd = mkstemp(path);
+	static const char text[] = "-a always,exit -F arch=b64 -S unlink\n"
+				   "-A never,exit -F arch=b64 -S getuid\n"
+				   "-A always,exit -F arch=b64 -S close\n";
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	if (audit_rules_parse(path, "tracetax-1", &rs, err, sizeof(err)))
+		fail_msg("%s", err);
+	unlink(path);
+	assert_int_equal(rs.n, 3);
+	assert_int_equal(rs.sum[0].line, 3);
+	assert_int_equal(rs.sum[1].line, 2);
+	assert_true(rs.sum[1].never);
+	assert_int_equal(rs.sum[2].line, 1);
+	/* loaded in the file's order, each -A with its flag: the kernel puts it first */
+	assert_int_equal(rs.line[0], 1);
+	assert_true(rs.rules[1]->flags & AUDIT_FILTER_PREPEND);
+	assert_false(rs.rules[0]->flags & AUDIT_FILTER_PREPEND);
+	audit_rules_free(&rs);
 }
 
 int main(void)
@@ -293,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_parse_summaries),
 		cmocka_unit_test(test_digest),
+		cmocka_unit_test(test_prepend_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

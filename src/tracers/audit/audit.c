@@ -86,9 +86,11 @@ struct audit_priv {
 	int fd;
 	char dir[PATH_MAX];
 	char key[32];
-	struct audit_state saved;
+	struct audit_saved sv;  /* the box's state, what we set, in the state file too */
 	int saved_ok;           /* the box's state is saved: teardown restores it */
 	int task_never;         /* our -a never,task rule is loaded */
+	int box_never_out;      /* the box's own -a never,task is out (a traced run's fork) */
+	char task_key[40], mark_key[40];   /* our -a never,task's key, our marker's */
 	pid_t auditd;
 	char log[PATH_MAX + 16];
 	struct audit_ruleset rs;
@@ -130,10 +132,14 @@ bool tracers_audit_residue(double *before_ns, double *never_ns, double *after_ns
 	return true;
 }
 
-/* Whether the box's audit is someone's: TT_SKIP and why, else TT_OK; @st filled. */
-static int box_is_free(int fd, struct audit_state *st, char *reason, size_t len)
+/*
+ * Whether the box's audit is someone's: TT_SKIP and why, else TT_OK; @st
+ * filled, the box's own unkeyed `-a never,task` rules in *@box_never
+ * (tracetax's own advice: tolerated, taken out around each traced fork).
+ */
+static int box_is_free(int fd, struct audit_state *st, int *box_never, char *reason, size_t len)
 {
-	int ours, others;
+	struct audit_rule_count c;
 
 	if (audit_nl_status(fd, st, reason, len))
 		return TT_SKIP;
@@ -146,18 +152,20 @@ static int box_is_free(int fd, struct audit_state *st, char *reason, size_t len)
 			 "the box's audit trail", st->pid);
 		return TT_SKIP;
 	}
-	if (audit_nl_count_rules(fd, NULL, &ours, &others, reason, len))
+	if (audit_nl_count_rules(fd, NULL, &c, reason, len))
 		return TT_SKIP;
-	if (others) {
+	if (c.others) {
 		snprintf(reason, len, "the box has %d audit rule(s) loaded: a cell would measure them "
-			 "too, and tracetax does not touch them", others);
+			 "too, and tracetax does not touch them", c.others);
 		return TT_SKIP;
 	}
-	if (ours) {
+	if (c.ours) {
 		snprintf(reason, len, "%d audit rule(s) of a tracetax are loaded: run 'tracetax cleanup'",
-			 ours);
+			 c.ours);
 		return TT_SKIP;
 	}
+	if (box_never)
+		*box_never = c.box_never;
 	return TT_OK;
 }
 
@@ -204,6 +212,27 @@ static int audit_process_ok(const struct tracer *t, char *reason, size_t len)
 	return TT_OK;
 }
 
+/* The state file written again, with what we set now (and our auditd). */
+static int save(struct tracer *t, struct audit_priv *p)
+{
+	snprintf(p->sv.key, sizeof(p->sv.key), "%s", p->key);
+	snprintf(p->sv.dir, sizeof(p->sv.dir), "%s", p->dir);
+	p->sv.auditd = p->auditd;
+	p->sv.set_known = true;
+	return audit_state_save(&p->sv, t->err, sizeof(t->err)) ? TT_FAIL : TT_OK;
+}
+
+/* The backlog limit set, and recorded as ours when it changes (restore checks it). */
+static int set_backlog(struct tracer *t, struct audit_priv *p, uint32_t v)
+{
+	if (audit_nl_set_backlog(p->fd, v, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	if (p->sv.set.backlog_limit == v)
+		return TT_OK;
+	p->sv.set.backlog_limit = v;
+	return save(t, p);
+}
+
 static int audit_supported(const struct tracer *t, char *reason, size_t len)
 {
 	struct audit_state st;
@@ -218,7 +247,7 @@ static int audit_supported(const struct tracer *t, char *reason, size_t len)
 		return rc;
 	if ((fd = audit_nl_open(reason, len)) < 0)
 		return TT_SKIP;
-	rc = box_is_free(fd, &st, reason, len);
+	rc = box_is_free(fd, &st, NULL, reason, len);
 	audit_nl_close(fd);
 	if (rc)
 		return rc;
@@ -302,7 +331,7 @@ static int start_auditd(struct tracer *t, struct audit_priv *p)
 		p->auditd = 0;
 		return tracer_error(t, "cannot start auditd: %s", msg);
 	}
-	if (audit_state_save(&p->saved, p->key, p->auditd, p->dir, t->err, sizeof(t->err)))
+	if (save(t, p))
 		return TT_FAIL;
 	for (int i = 0; i < 1000; i++) {
 		if (audit_nl_status(p->fd, &st, t->err, sizeof(t->err)))
@@ -321,6 +350,39 @@ static int start_auditd(struct tracer *t, struct audit_priv *p)
 	return tracer_error(t, "auditd did not register with the kernel in 10 s");
 }
 
+/*
+ * The rule set a cell measures, named by the digest of what the kernel
+ * holds once it is loaded (its order: a -A rule first in its list), not
+ * of the file: the store finds a walk by it (budget). With rules refused
+ * (a path not here), the walk is not the file's set: no digest, said.
+ */
+static int rules_identity(struct tracer *t, struct audit_priv *p)
+{
+	char digest[AUDIT_DIGEST_LEN];
+	int n;
+
+	t->rules_loaded = p->rs.n - p->rs.refused;
+	t->rules_digest[0] = '\0';
+	if (p->rs.refused) {
+		tracer_note(t, "the walk of '%s': %d rule(s) loaded, %d refused: not the file's rule "
+			    "set, its digest not recorded", t->audit_rules, t->rules_loaded,
+			    p->rs.refused);
+		return TT_OK;
+	}
+	if (audit_nl_key_digest(p->fd, p->key, digest, &n, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	if (n != t->rules_loaded)
+		return tracer_error(t, "the kernel holds %d rule(s) of '%s', not the %d loaded", n,
+				    t->audit_rules, t->rules_loaded);
+	snprintf(t->rules_digest, sizeof(t->rules_digest), "%s", digest);
+	if (strcmp(digest, p->rs.digest))
+		tracer_note(t, "the kernel holds '%s' as rule set %s, not %s as the file reads",
+			    t->audit_rules, digest, p->rs.digest);
+	tracer_note(t, "the walk of '%s': %d rule(s) loaded, rule set %s", t->audit_rules,
+		    t->rules_loaded, digest);
+	return TT_OK;
+}
+
 static int audit_setup(struct tracer *t)
 {
 	struct audit_priv *p = calloc(1, sizeof(*p));
@@ -333,21 +395,27 @@ static int audit_setup(struct tracer *t)
 	p->fd = -1;
 	p->mode = mode_of(t);
 	snprintf(p->key, sizeof(p->key), AUDIT_KEY_PREFIX "%d", (int)getpid());
+	snprintf(p->task_key, sizeof(p->task_key), "%s" AUDIT_KEY_TASK, p->key);
+	snprintf(p->mark_key, sizeof(p->mark_key), "%s" AUDIT_KEY_MARK, p->key);
 	if (workdir_create(p->dir, sizeof(p->dir), t->err, sizeof(t->err)))
 		return TT_FAIL;
 	if ((p->fd = audit_nl_open(t->err, sizeof(t->err))) < 0)
 		return TT_SKIP;
-	if ((rc = box_is_free(p->fd, &p->saved, t->err, sizeof(t->err))))
+	if ((rc = box_is_free(p->fd, &p->sv.box, &p->sv.box_never, t->err, sizeof(t->err))))
 		return rc;
+	p->sv.set = p->sv.box;
 	/* saved before the first change, where cleanup finds it */
-	if (audit_state_save(&p->saved, p->key, 0, p->dir, t->err, sizeof(t->err)))
+	if (save(t, p))
 		return TT_FAIL;
 	p->saved_ok = 1;
+	/* the first change: a rule that never matches, there until the restore (audit_nl.h) */
+	if (audit_rule_one(p->fd, 1, -1, "pid=0", p->mark_key, t->err, sizeof(t->err)))
+		return TT_FAIL;
 	if (!enabled_by_us) {
 		residue_before = fresh_getpid_ns();
-		residue_was_on = p->saved.enabled;
+		residue_was_on = p->sv.box.enabled;
 	}
-	if (!p->saved.enabled && !enabled_by_us)
+	if (!p->sv.box.enabled && !enabled_by_us)
 		warning("audit: enabling it gives every process started from now until reboot the "
 			"syscall audit slow path, also after tracetax puts audit back (a fresh "
 			"getpid: %.0f ns now); to spare the box, load 'auditctl -a never,task' "
@@ -356,15 +424,21 @@ static int audit_setup(struct tracer *t)
 	    audit_rules_parse(t->audit_rules, p->key, &p->rs, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	/* the untraced runs' tasks get no audit context: as if audit had never been on */
-	if (audit_rule_one(p->fd, 1, -1, NULL, p->key, t->err, sizeof(t->err)))
+	if (audit_rule_one(p->fd, 1, -1, NULL, p->task_key, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	p->task_never = 1;
 	if (!enabled_by_us)
 		residue_never = fresh_getpid_ns();
-	set = p->saved;
+	set = p->sv.box;
 	set.rate_limit = 0;
 	set.backlog_limit = AUDIT_BACKLOG;
 	set.enabled = 1;
+	/* a box that panics on a lost record (-f 2): tracetax rate loses them on purpose */
+	if (set.failure == AUDIT_FAIL_PANIC)
+		set.failure = AUDIT_FAIL_PRINTK;
+	p->sv.set = set;
+	if (save(t, p))
+		return TT_FAIL;
 	if (p->mode == AM_RULE || p->mode == AM_RULES) {
 		if ((rc = start_auditd(t, p)))
 			return rc;
@@ -392,10 +466,7 @@ static int audit_setup(struct tracer *t)
 		if (p->rs.dropped)
 			tracer_note(t, "%d control line(s) of '%s' left out (-D, -b, -e...): tracetax "
 				    "sets the state while it measures", p->rs.dropped, t->audit_rules);
-		snprintf(t->rules_digest, sizeof(t->rules_digest), "%s", p->rs.digest);
-		t->rules_loaded = p->rs.n - p->rs.refused;
-		tracer_note(t, "the walk of '%s': %d rule(s) loaded, rule set %s", t->audit_rules,
-			    t->rules_loaded, p->rs.digest);
+		return rules_identity(t, p);
 	}
 	return TT_OK;
 }
@@ -404,9 +475,30 @@ static int audit_prefork(struct tracer *t)
 {
 	struct audit_priv *p = t->priv;
 
-	if (p->task_never && audit_rule_one(p->fd, 0, -1, NULL, p->key, t->err, sizeof(t->err)))
+	if (p->task_never && audit_rule_one(p->fd, 0, -1, NULL, p->task_key, t->err, sizeof(t->err)))
 		return TT_FAIL;
 	p->task_never = 0;
+	/* the box's own too, as ours: stop() puts both back */
+	if (p->sv.box_never && !p->box_never_out) {
+		if (audit_rule_one(p->fd, 0, -1, NULL, NULL, t->err, sizeof(t->err)))
+			return TT_FAIL;
+		p->box_never_out = 1;
+	}
+	return TT_OK;
+}
+
+/*
+ * The box's own -a never,task back, once the traced run is over: not at
+ * start(), since the load's threads are cloned after it, and a task's
+ * audit context is decided at its clone.
+ */
+static int box_never_back(struct tracer *t, struct audit_priv *p)
+{
+	if (!p->box_never_out)
+		return TT_OK;
+	if (audit_rule_one(p->fd, 1, -1, NULL, NULL, t->err, sizeof(t->err)))
+		return TT_FAIL;
+	p->box_never_out = 0;
 	return TT_OK;
 }
 
@@ -429,7 +521,7 @@ static int audit_run_backlog(struct tracer *t, struct audit_priv *p)
 				    "run's records can take: a run that outpaces auditd waits",
 				    AUDIT_BACKLOG_MAX, (long long)want);
 	}
-	return audit_nl_set_backlog(p->fd, (uint32_t)set, t->err, sizeof(t->err));
+	return set_backlog(t, p, (uint32_t)set);
 }
 
 static int audit_start(struct tracer *t, pid_t pid)
@@ -448,8 +540,7 @@ static int audit_start(struct tracer *t, pid_t pid)
 		p->rule_on = 1;
 	}
 	/* tracetax rate sizes the backlog to each step; teardown puts the box's back */
-	if (t->buffer_events > 0 && audit_nl_set_backlog(p->fd, (uint32_t)t->buffer_events, t->err,
-							 sizeof(t->err)))
+	if (t->buffer_events > 0 && set_backlog(t, p, (uint32_t)t->buffer_events))
 		return TT_FAIL;
 	if (t->buffer_events <= 0 && (p->mode == AM_RULE || p->mode == AM_RULES) &&
 	    t->events_hint > 0 && audit_run_backlog(t, p))
@@ -524,7 +615,9 @@ static int audit_stop(struct tracer *t, struct tt_hits *out)
 					 sizeof(t->err)))
 		ret = TT_FAIL;
 	p->rule_on = 0;
-	if (!p->task_never && audit_rule_one(p->fd, 1, -1, NULL, p->key, t->err, sizeof(t->err)))
+	if (box_never_back(t, p))
+		ret = TT_FAIL;
+	if (!p->task_never && audit_rule_one(p->fd, 1, -1, NULL, p->task_key, t->err, sizeof(t->err)))
 		ret = TT_FAIL;
 	else
 		p->task_never = 1;
@@ -573,7 +666,8 @@ static void audit_teardown(struct tracer *t)
 	if (!p)
 		return;
 	if (p->saved_ok) {
-		if (audit_state_restore(p->fd, &p->saved, p->key, p->auditd, err, sizeof(err)))
+		p->sv.auditd = p->auditd;
+		if (audit_state_restore(p->fd, &p->sv, err, sizeof(err)))
 			error("%s: the box's audit state is not fully restored (run 'tracetax "
 			      "cleanup')", err);
 		else
