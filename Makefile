@@ -63,7 +63,7 @@ msg = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
 # Every layer's folder (HACKING.md); load/, preload/ and ust/ are other programs.
-LAYERS    := base attach vm results tracers tracers/audit tracers/bpf tracers/ftrace tracers/perf tracers/ptrace \
+LAYERS    := base audit attach vm results tracers tracers/audit tracers/bpf tracers/ftrace tracers/perf tracers/ptrace \
 	tracers/tools tracers/user measure cli doc output store compare report cmd
 SRCS      := src/main.c $(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c)) src/load/syscalls.c
 OBJS      := $(SRCS:%.c=$(B)/%.o) $(B)/src/load/workloads.o

@@ -18,7 +18,7 @@
 #include <tracefs.h>
 
 #include "attach/ftrace.h"
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/tracefs_util.h"
 #include "base/util.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/cpus.h"
 #include "base/lock.h"
 #include "cli/cli.h"

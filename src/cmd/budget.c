@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "base/atomic_file.h"
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/cmdline.h"
 #include "base/hostid.h"
 #include "base/lock.h"

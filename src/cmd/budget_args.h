@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "cli/cli.h"
 
 /* A --target hook's collateral: what a hook on close costs getpid's loop */

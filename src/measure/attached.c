@@ -31,7 +31,7 @@
 #include <linux/bpf.h>
 
 #include "attach/scan.h"
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/proc_cpu.h"
 #include "base/signals.h"
 #include "base/util.h"

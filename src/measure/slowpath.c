@@ -37,7 +37,7 @@
 
 #include "attach/scan.h"
 #include "base/activity.h"
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/util.h"
 #include "measure/slowpath.h"
 #include "slowpath.skel.h"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/audit_sum.h"
+#include "audit/audit_sum.h"
 #include "results/results.h"
 
 #define BUDGET_TOP_PROCS 5
@@ -100,7 +100,7 @@ struct budget_cost {
  * call a rule records pays the record's cost (audit:rule's, on this box);
  * every other call pays the walk (audit:rules' own, measured on a syscall
  * no rule names). Field filters budget cannot decide before the call make
- * three estimates (base/audit_sum.h): lower, point, upper.
+ * three estimates (audit/audit_sum.h): lower, point, upper.
  */
 #define BUDGET_AUDIT_AUIDS 8
 
@@ -142,7 +142,7 @@ struct budget_audit_auid {
 
 struct budget_audit {
 	char file[1024];
-	char digest[24];                     /* the rule set's (base/audit_nl.h); "": not known */
+	char digest[24];                     /* the rule set's (audit/audit_nl.h); "": not known */
 	struct audit_rule_sum *rules;        /* malloc'd, as parsed */
 	int nrules, exit_rules, fs_rules, other_arch, dropped;
 	int *syscalls, nsyscalls;            /* named by the native syscall rules (not file rules) */

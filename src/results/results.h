@@ -271,7 +271,7 @@ struct cell {
 	 */
 	struct cell_rules {
 		char file[1024];         /* as given */
-		char digest[24];         /* base/audit_nl.h's AUDIT_DIGEST_LEN - 1 hex digits */
+		char digest[24];         /* audit/audit_nl.h's AUDIT_DIGEST_LEN - 1 hex digits */
 		int rules;               /* loaded: the file's, less those the kernel refused */
 	} audit_rules;
 };

@@ -118,7 +118,7 @@ struct store_cost_query {
 	const char *since;        /* ISO 8601 UTC: runs started at or after it */
 	const char *target;       /* NULL: the workload's own event, not a --target collateral */
 	/*
-	 * audit:rules: the digest of the rule set asked about (base/audit_nl.h).
+	 * audit:rules: the digest of the rule set asked about (audit/audit_nl.h).
 	 * The newest cell of that set is preferred; without one, the newest of
 	 * any set, and store_cost.rules_match says so. NULL: the newest.
 	 */

@@ -1,7 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/workdir.h"
 #include "tracers/tools/lttng.h"
 #include "tracers/tracer.h"

@@ -12,7 +12,7 @@ import re
 import sys
 
 # Bottom first. A folder not listed here is a breach: give it a place.
-LAYERS = ["base", "attach", "vm", "load", "results", "tracers", "measure", "cli", "doc",
+LAYERS = ["base", "audit", "attach", "vm", "load", "results", "tracers", "measure", "cli", "doc",
           "output", "store", "compare", "report", "cmd", "main"]
 # Other programs built from src/: what they may use.
 PROGRAMS = {"preload": {"load", "base"}, "ust": {"load"}}

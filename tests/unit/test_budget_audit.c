@@ -1,6 +1,6 @@
 /*
  * budget -t audit:rules' arithmetic (results/budget.c) and the rule
- * summaries it stands on (base/audit_sum.c): which calls a rule set
+ * summaries it stands on (audit/audit_sum.c): which calls a rule set
  * records at each bound, and what the calls cost, against figures worked
  * out by hand. Rule files are parsed by libaudit: nothing is loaded.
  */
@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "base/audit_nl.h"
-#include "base/audit_sum.h"
+#include "audit/audit_nl.h"
+#include "audit/audit_sum.h"
 #include "results/budget.h"
 
 #define EPS 1e-6

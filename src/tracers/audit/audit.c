@@ -20,7 +20,7 @@
  * (kernel_consumer_ns). Both are read from schedstat over each traced run,
  * until its last record is in the log.
  *
- * The box's audit state is the user's (base/audit_nl.h). setup() saves it
+ * The box's audit state is the user's (audit/audit_nl.h). setup() saves it
  * (into the working directory too, for `tracetax cleanup` after a
  * SIGKILL), teardown() restores it: our auditd stopped, our rules deleted
  * by key, the limits and the enabled flag as they were. A box whose audit
@@ -48,7 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/proc_cpu.h"
 #include "base/signals.h"
 #include "base/spawn.h"

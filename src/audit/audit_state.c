@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "base/atomic_file.h"
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/util.h"
 
 static void state_path(pid_t pid, char *buf, size_t len)

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "base/audit_sum.h"
+#include "audit/audit_sum.h"
 #include "base/owner.h"
 
 #define AUDIT_KEY_PREFIX "tracetax-"     /* + the pid of the tracetax that added the rule */

@@ -16,7 +16,7 @@
 #include <libaudit.h>
 #include <string.h>
 
-#include "base/audit_sum.h"
+#include "audit/audit_sum.h"
 
 /* The kernel's permission classes, x86-64's names (a name this arch lacks is skipped). */
 static const char *const class_write[] = {

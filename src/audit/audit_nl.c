@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "base/atomic_file.h"
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/proc.h"
 #include "base/util.h"
 

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/audit_nl.h"
+#include "audit/audit_nl.h"
 #include "base/util.h"
 
 /* libaudit's rule-building state, as auditctl resets it for each rule (not in libaudit.h). */
