@@ -19,14 +19,19 @@ static const char *const causes[] = {
 	"Attempted to kill init",
 };
 
-/* Control characters (the guest's) as spaces; \r and leading blanks gone. */
+/*
+ * Control characters (the guest's) as spaces, C1 ones too (UTF-8's C2
+ * 80..9F: CSI for a terminal that reads them); \r and leading blanks gone.
+ */
 static void printable(char *s)
 {
 	size_t lead;
 
-	for (char *p = s; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
+	for (unsigned char *p = (unsigned char *)s; *p; p++)
+		if (*p < ' ' || *p == 0x7f)
 			*p = ' ';
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			p[0] = p[1] = ' ';
 	lead = strspn(s, " ");
 	memmove(s, s + lead, strlen(s + lead) + 1);
 	for (size_t n = strlen(s); n && s[n - 1] == ' '; n--)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "vm/console.h"
 #include "vm/share.h"
 
 static char dir[] = "/tmp/tt-vmshare.XXXXXX";
@@ -60,6 +61,15 @@ static void plant(const char *name, const char *text)
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* @dir/@name, as it is */
+static const char *at_keep(const char *name)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
 }
 
 static const char *at(const char *name)
@@ -212,11 +222,27 @@ static void test_tail_sanitized(void **state)
 	assert_string_equal(got, want);
 }
 
+/* The line of a guest's console that says why it died: quoted without its escapes. */
+static void test_console_cause(void **state)
+{
+	char line[256];
+	int fd;
+
+	(void)state;
+	fd = open(at("console.log"), O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	dprintf(fd, "booting\nKernel panic - \x1b]0;pwned\x07not \xc2\x9b" "2Jsyncing\r\nmore\n");
+	close(fd);
+	console_cause(at_keep("console.log"), line, sizeof(line));
+	assert_string_equal(line, "Kernel panic -  ]0;pwned not   2Jsyncing");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_tail_sanitized),
+		cmocka_unit_test(test_console_cause),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_hard_link),
