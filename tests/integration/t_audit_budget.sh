@@ -140,6 +140,14 @@ print("-w cmd: %d records a run of %d calls predicted: %.0f ns a call [%.0f, %.0
 PY
 same_state "budget --measure -w cmd:"
 
+# In a TCG guest (the suite's audit VM) the runs stored below do not stand
+# for this host's cost (store/stand.c keeps an emulated CPU's figures out),
+# so budget finds no walk there: the rest is checked on a host only.
+if [ "$IN_VM" = 1 ] && [ "${TRACETAX_VM:-}" = tcg ]; then
+	echo "note: the walks from the store not checked under TCG: a guest's runs do not stand for a cost (TRACETAX_TEST_HOST_AUDIT=1 checks them on a host)"
+	exit 0
+fi
+
 # The walk's cost is its rule set's: two runs of audit:rules stored, with a
 # one-rule set and a 20-rule one (neither names getpid, the walk's
 # workload); budget without --measure takes each set's own walk from the
