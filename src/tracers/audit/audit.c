@@ -54,6 +54,7 @@
 #include "base/spawn.h"
 #include "base/util.h"
 #include "base/workdir.h"
+#include "tracers/audit/auditd.h"
 #include "tracers/tracer.h"
 
 enum audit_mode { AM_ENABLED, AM_NOMATCH, AM_RULE, AM_RULES };
@@ -73,13 +74,6 @@ struct audit_family { enum audit_mode mode; };
  */
 #define RECORD_MSGS 6
 #define AUDIT_BACKLOG_MAX (1 << 18)
-/*
- * How long stop() waits for the log to grow while the records of a run
- * reach it: auditd flushing SYNC on a busy disk writes a few dozen a
- * second at times, so what counts is progress; and at most, in all.
- */
-#define AUDIT_DRAIN_MS 60000
-#define AUDIT_DRAIN_MAX_MS 600000
 
 struct audit_priv {
 	enum audit_mode mode;
@@ -276,38 +270,6 @@ static const char *flush_of(const struct tracer *t)
 /* audit:nomatch's variants: how many rules the workload's syscalls walk past. */
 static const char *const nomatch_variants[] = { "1", "10", "25", "50", "100", NULL };
 
-/* Our auditd's configuration: Debian's flushing, everything else so that it never stops. */
-static int write_conf(const struct tracer *t, struct audit_priv *p, char *err, size_t len)
-{
-	char path[PATH_MAX + 16], plugins[PATH_MAX + 16];
-	FILE *f;
-
-	snprintf(plugins, sizeof(plugins), "%s/plugins", p->dir);
-	snprintf(path, sizeof(path), "%s/auditd.conf", p->dir);
-	snprintf(p->log, sizeof(p->log), "%s/audit.log", p->dir);
-	if (mkdir(plugins, 0700) || !(f = fopen(path, "w"))) {
-		snprintf(err, len, "cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	fchmod(fileno(f), 0600);
-	fprintf(f, "local_events = yes\nwrite_logs = yes\nlog_file = %s\nlog_group = root\n"
-		"log_format = RAW\nflush = %s\nfreq = 50\nmax_log_file = 0\n"
-		"num_logs = 1\npriority_boost = 4\nname_format = NONE\n"
-		"max_log_file_action = IGNORE\nspace_left = 2\nspace_left_action = IGNORE\n"
-		"verify_email = no\naction_mail_acct = root\nadmin_space_left = 1\n"
-		"admin_space_left_action = IGNORE\ndisk_full_action = IGNORE\n"
-		"disk_error_action = IGNORE\nuse_libwrap = no\ntcp_listen_queue = 5\n"
-		"tcp_max_per_addr = 1\ntcp_client_max_idle = 0\ntransport = TCP\n"
-		"distribute_network = no\nq_depth = 2000\noverflow_action = SYSLOG\n"
-		"max_restarts = 10\nplugin_dir = %s\nend_of_event_timeout = 2\n", p->log, flush_of(t),
-		plugins);
-	if (fclose(f)) {
-		snprintf(err, len, "cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* Starts our auditd and waits until the kernel has it registered. */
 static int start_auditd(struct tracer *t, struct audit_priv *p)
 {
@@ -319,7 +281,8 @@ static int start_auditd(struct tracer *t, struct audit_priv *p)
 
 	if (path_which("auditd", bin, sizeof(bin)))
 		return tracer_skip(t, "auditd is not installed (Debian: auditd)");
-	if (write_conf(t, p, t->err, sizeof(t->err)))
+	snprintf(p->log, sizeof(p->log), "%s/audit.log", p->dir);
+	if (auditd_conf_write(p->dir, p->log, flush_of(t), t->err, sizeof(t->err)))
 		return TT_FAIL;
 	snprintf(out, sizeof(out), "%s/auditd.out", p->dir);
 	if ((ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
@@ -553,56 +516,6 @@ static int audit_start(struct tracer *t, pid_t pid)
 	return TT_OK;
 }
 
-/*
- * Counts the load's SYSCALL records with our key in the log from @p->log_off
- * on, once the line of our marker @seq is there: every record made before
- * the marker was sent is then written. -1 and t->err when the log has not
- * grown for AUDIT_DRAIN_MS, or after AUDIT_DRAIN_MAX_MS.
- */
-static int64_t count_records(struct tracer *t, struct audit_priv *p)
-{
-	char marker[64], pidw[32], keyw[48], line[16384];
-	uint64_t until = now_ns() + (uint64_t)AUDIT_DRAIN_MS * 1000000;
-	uint64_t end = now_ns() + (uint64_t)AUDIT_DRAIN_MAX_MS * 1000000;
-	off_t size = -1;
-
-	snprintf(marker, sizeof(marker), "tracetax-mark=%s-%u", p->key, p->seq);
-	snprintf(pidw, sizeof(pidw), " pid=%d ", (int)p->load_pid);
-	snprintf(keyw, sizeof(keyw), "key=\"%s\"", p->key);
-	for (;;) {
-		FILE *f = fopen(p->log, "r");
-		int64_t n = 0;
-		int seen = 0;
-		struct stat sb;
-
-		if (!stat(p->log, &sb) && sb.st_size != size) {
-			size = sb.st_size;
-			until = now_ns() + (uint64_t)AUDIT_DRAIN_MS * 1000000;
-		}
-		if (f && fseeko(f, p->log_off, SEEK_SET) == 0)
-			while (fgets(line, sizeof(line), f)) {
-				if (strstr(line, marker)) {
-					seen = 1;
-					break;
-				}
-				if (!strncmp(line, "type=SYSCALL ", 13) && strstr(line, pidw) &&
-				    strstr(line, keyw))
-					n++;
-			}
-		if (f)
-			fclose(f);
-		if (seen)
-			return n;
-		if (now_ns() > until || now_ns() > end || signals_interrupted()) {
-			tracer_error(t, "the run's audit records did not reach auditd's log: %s %d s",
-				     now_ns() > end ? "not all in" : "it did not grow for",
-				     (now_ns() > end ? AUDIT_DRAIN_MAX_MS : AUDIT_DRAIN_MS) / 1000);
-			return -1;
-		}
-		usleep(20000);
-	}
-}
-
 static int audit_stop(struct tracer *t, struct tt_hits *out)
 {
 	struct audit_priv *p = t->priv;
@@ -627,7 +540,8 @@ static int audit_stop(struct tracer *t, struct tt_hits *out)
 		snprintf(msg, sizeof(msg), "tracetax-mark=%s-%u", p->key, ++p->seq);
 		if (audit_nl_mark(p->fd, msg, t->err, sizeof(t->err)))
 			return TT_FAIL;
-		out->hits = count_records(t, p);
+		out->hits = auditd_log_count(p->log, p->log_off, p->key, p->seq, p->load_pid, t->err,
+					     sizeof(t->err));
 		if (out->hits < 0)
 			return TT_FAIL;
 		out->consumer_ns = (double)(proc_cpu_ns(p->auditd) - p->auditd_cpu0);
