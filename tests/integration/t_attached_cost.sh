@@ -134,8 +134,8 @@ assert f["collateral"]["share_pct"] == 0 and b["key"] in f["collateral"]["why"],
 # a "\xff" comm, replaced, not refused
 assert f["holders"][0]["comm"].startswith("\ufffd"), f["holders"]
 t = d["total"]
-assert abs(t["collateral_share_pct"] - x["share_pct"]) < 1e-9, t
-assert abs(t["share_pct"] - t["seen_share_pct"] - t["collateral_share_pct"]) < 1e-9, t
+assert abs(t["collateral_share_pct"] - x["share_pct"]) < 1e-7, t
+assert abs(t["share_pct"] - t["seen_share_pct"] - t["collateral_share_pct"]) < 1e-7, t
 assert d["slow_path"]["audit_residue"] is False, d["slow_path"]
 # a counting perf event: not counted, no events, no cost
 [p] = [c for c in d["consumers"] if ps in [h["pid"] for h in c["holders"]]]
@@ -169,9 +169,9 @@ assert k["workload"] == "getuid" and k["ns_per_event"] == 300, k
 assert x["ns_per_event"] == 40 and x["ci95"] == [35, 45] and x["target"] == "close", x
 assert x["events"] > r["events"] > 0, (x, r)
 cpu_ns = r["seconds"] * r["cpus"] * 1e9
-assert abs(x["share_pct"] - x["events"] * 40 / cpu_ns * 100) < 1e-9, x
+assert abs(x["share_pct"] - x["events"] * 40 / cpu_ns * 100) < 1e-7, x
 seen = r["events"] * 300 / cpu_ns * 100
-assert abs(t["share_pct"] - seen - x["share_pct"]) < 1e-9, (t["share_pct"], seen, x)
+assert abs(t["share_pct"] - seen - x["share_pct"]) < 1e-7, (t["share_pct"], seen, x)
 assert "the collateral on" in t["verdict"], t["verdict"]
 PY
 [ $? = 0 ] || exit 1
