@@ -11,7 +11,9 @@
  * bpf_get_current_pid_tgid() gives the init namespace's.
  * For `budget -t audit:rules` (by_auid) it also counts by login uid and
  * syscall number: the audit rules' auid filters are decided on the auid
- * each call was made with, that of processes long gone too.
+ * each call was made with, that of processes long gone too, and by
+ * whether the calling task had an audit context (budget --attached prices
+ * the live rule set's walk only on the calls of tasks that have one).
  */
 #include "types.bpf.h"
 #include <bpf/bpf_core_read.h>
@@ -62,7 +64,7 @@ static void read_self_audit_ctx(void)
 	self_audit_ctx = BPF_CORE_READ(t, audit_context) ? 2 : 1;
 }
 
-/* (auid, syscall number) -> calls; full: counted in auid_unnamed. */
+/* (auid, syscall number, context) -> calls; full: counted in auid_unnamed. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BUDGET_AUID_NR);
@@ -86,6 +88,8 @@ static void count_auid(__u32 nr)
 
 	if (bpf_core_field_exists(t->loginuid))
 		k.auid = BPF_CORE_READ(t, loginuid.val);
+	if (bpf_core_field_exists(t->audit_context))
+		k.ctx = BPF_CORE_READ(t, audit_context) ? BUDGET_CTX_SOME : BUDGET_CTX_NONE;
 	v = bpf_map_lookup_elem(&auid_nr, &k);
 	if (v) {
 		__sync_fetch_and_add(v, 1);

@@ -23,9 +23,20 @@ struct proc_count {
 #define BUDGET_AUID_NR 16384
 #define BUDGET_AUID_UNKNOWN 0xfffffffeu  /* a kernel without loginuid (no CONFIG_AUDIT) */
 
+/*
+ * Whether the calling task had an audit context (task_struct.audit_context,
+ * CONFIG_AUDITSYSCALL): a task without one walks no rule and makes no
+ * record (one forked before audit was first enabled on this boot, or since
+ * a `-a never,task`), whatever rules are loaded.
+ */
+#define BUDGET_CTX_UNKNOWN 0      /* not read: no such field */
+#define BUDGET_CTX_NONE 1
+#define BUDGET_CTX_SOME 2
+
 struct auid_nr {
 	__u32 auid;               /* 4294967295: unset */
 	__u32 nr;                 /* BUDGET_NR_MAX-1 holds the rest, as nr_count */
+	__u32 ctx;                /* BUDGET_CTX_* */
 };
 
 #endif

@@ -199,13 +199,6 @@ static int has_key(const struct audit_rule_data *r, const char *key, bool family
 	return 0;
 }
 
-/* The box's own `-a never,task`, with no field and no key (tracetax's advice): no walk, no context. */
-static bool box_task_never(const struct audit_rule_data *r)
-{
-	return (r->flags & ~(uint32_t)AUDIT_FILTER_PREPEND) == AUDIT_FILTER_TASK &&
-	       r->action == AUDIT_NEVER && r->field_count == 0;
-}
-
 /* Every rule loaded now, copied: *@out (free each, then it); their number, or -1 and @err. */
 static int list_rules(int fd, struct audit_rule_data ***out, char *err, size_t len)
 {
@@ -486,7 +479,7 @@ int audit_nl_count_rules(int fd, const char *key, struct audit_rule_count *c, ch
 	for (int i = 0; i < n; i++) {
 		if (has_key(v[i], key, true))
 			c->ours++;
-		else if (box_task_never(v[i]))
+		else if (audit_rule_task_never(v[i]))
 			c->box_never++;
 		else
 			c->others++;

@@ -76,6 +76,12 @@ static void perm_mask(uint32_t perm, int machine, uint32_t *m)
 		add_class(m, class_exec, machine);
 }
 
+bool audit_rule_task_never(const struct audit_rule_data *r)
+{
+	return (r->flags & ~(uint32_t)AUDIT_FILTER_PREPEND) == AUDIT_FILTER_TASK &&
+	       r->action == AUDIT_NEVER && r->field_count == 0;
+}
+
 int audit_rule_summarise(const struct audit_rule_data *r, int line, int machine,
 			 struct audit_rule_sum *s)
 {
@@ -87,6 +93,7 @@ int audit_rule_summarise(const struct audit_rule_data *r, int line, int machine,
 	s->line = line;
 	s->exit = flags == AUDIT_FILTER_EXIT;
 	s->never = r->action == AUDIT_NEVER;
+	s->task_never = audit_rule_task_never(r);
 	s->native = true;
 	memcpy(s->mask, r->mask, sizeof(s->mask));
 	for (int i = 0; i < AUDIT_BITMASK_SIZE; i++)

@@ -23,6 +23,8 @@ struct audit_rule_sum {
 	int line;                  /* in the rule file */
 	bool exit;                 /* on the syscall-exit list: a syscall rule, -F dir=, a watch */
 	bool never;                /* action never: a match stops the walk, no record */
+	bool task_never;           /* the box's `-a never,task` (no field, no key): a task forked
+	                              since it was loaded has no audit context (audit_alloc) */
 	bool native;               /* no arch field, or this box's (a b32 rule records none of ours) */
 	bool fs;                   /* a watch (-w, -F path=) or a tree (-F dir=): needs that file */
 	bool all;                  /* its mask is every syscall (-S all, no -S, a watch) */
@@ -51,6 +53,14 @@ enum audit_level { AUDIT_LOWER, AUDIT_POINT, AUDIT_UPPER, AUDIT_LEVELS };
  */
 int audit_rule_summarise(const struct audit_rule_data *r, int line, int machine,
 			 struct audit_rule_sum *s);
+
+/*
+ * Whether @r is an unkeyed task-list never rule with no field (`-a
+ * never,task`, tracetax's own advice): every task forked after it is
+ * loaded gets no audit context, so none of its calls walks the rules or
+ * makes a record; the tasks already running keep theirs.
+ */
+bool audit_rule_task_never(const struct audit_rule_data *r);
 
 /*
  * The syscalls that take a pathname (this box's numbers into @m): with an

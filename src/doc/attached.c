@@ -159,7 +159,7 @@ static json_t *audit_json(const struct attached *a)
 			 "records_per_s", levels_json(PER_S(e->records[AUDIT_LOWER]),
 						      PER_S(e->records[AUDIT_POINT]),
 						      PER_S(e->records[AUDIT_UPPER])),
-			 "walk_per_s", num(PER_S(e->events - e->records[AUDIT_POINT])),
+			 "walk_per_s", num(PER_S(e->events - e->no_ctx - e->records[AUDIT_POINT])),
 			 "record", audit_cost_json(&au->record),
 			 "walk", audit_cost_json(&au->walk),
 			 "walk_path", audit_cost_json(&au->walk_path),
@@ -169,6 +169,8 @@ static json_t *audit_json(const struct attached *a)
 						  priced ? e->hi[AUDIT_UPPER] / s / (a->cpus * 1e9) * 100 : NAN),
 			 "owner_cpu_pct", num(owner));
 	json_object_set_new(o, "record_path", audit_cost_json(&au->record_path));
+	json_object_set_new(o, "no_context_per_s", num(PER_S(e->no_ctx)));
+	json_object_set_new(o, "task_never", json_boolean(au->task_never));
 	return o;
 #undef PER_S
 }

@@ -235,6 +235,7 @@ static void audit_rules_read(struct attached *a, const struct att_list *l, struc
 		return;
 	}
 	a->audit_set = budget_audit_new(sums, n);
+	a->audit_set->live = true;	/* a task with no audit context walks none of them */
 	free(sums);
 	/* the set's identity, as a run of audit:rules records it: its stored walk is looked up by it */
 	{

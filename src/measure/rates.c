@@ -127,7 +127,7 @@ int64_t rates_add(struct budget_rates *r, const uint64_t *vals, int ncpu)
 	return sum;
 }
 
-/* The (auid, syscall) counts, and those the table had no room for. */
+/* The (auid, syscall, context) counts, and those the table had no room for. */
 static void read_auid(struct budget_bpf *skel, struct budget_rates *r, uint64_t *vals, int ncpu)
 {
 	int fd = bpf_map__fd(skel->maps.auid_nr);
@@ -142,7 +142,8 @@ static void read_auid(struct budget_bpf *skel, struct budget_rates *r, uint64_t 
 		if (!bpf_map_lookup_elem(fd, &next, &n))
 			r->auid_nr[r->nauid_nr++] = (struct budget_auid_nr){
 				.auid = next.auid, .known = next.auid != BUDGET_AUID_UNKNOWN,
-				.nr = (int)next.nr, .events = (int64_t)n };
+				.nr = (int)next.nr, .no_ctx = next.ctx == BUDGET_CTX_NONE,
+				.events = (int64_t)n };
 		key = next;
 		prev = &key;
 	}

@@ -222,12 +222,20 @@ static void print_audit(const struct attached *a, FILE *f)
 	rate_str(rate, sizeof(rate), (double)e->events / s);
 	for (int l = 0; l < AUDIT_LEVELS; l++)
 		rate_str(rec[l], sizeof(rec[l]), (double)e->records[l] / s);
-	rate_str(walk, sizeof(walk), (double)(e->events - e->records[AUDIT_POINT]) / s);
+	rate_str(walk, sizeof(walk), (double)(e->events - e->no_ctx - e->records[AUDIT_POINT]) / s);
 	fprintf(f, "  %-26s %s/s, of syscalls the rules name %.1f%%\n", "calls", rate,
 		100.0 * (double)e->named / (double)e->events);
 	fprintf(f, "  %-26s lower %s, point %s, upper %s\n", "records/s", rec[AUDIT_LOWER],
 		rec[AUDIT_POINT], rec[AUDIT_UPPER]);
 	fprintf(f, "  %-26s %s calls/s (point)\n", "the walk (no record)", walk);
+	if (e->no_ctx || au->task_never) {
+		char none[16];
+
+		rate_str(none, sizeof(none), (double)e->no_ctx / s);
+		fprintf(f, "  %-26s %s calls/s of tasks with no audit context: no walk, no record%s\n",
+			"no audit context", none, au->task_never ? " (-a never,task: tasks forked since "
+			"it was loaded have none; those forked before keep theirs)" : "");
+	}
 	audit_cost_line(f, "a record", &au->record);
 	audit_cost_line(f, "the walk", &au->walk);
 	if (au->walk_path.source[0])

@@ -187,9 +187,37 @@ static void audit_cost_kauditd(struct attached *a, struct att_row *r, double ev)
 }
 
 /*
+ * The row's note on the calls that pay nothing: a task with no audit
+ * context (forked before audit was first enabled on this boot, or since
+ * the box's `-a never,task` was loaded) walks no rule. The kernel keeps no
+ * time of a rule's loading, so which tasks came after it is not known from
+ * the rules: the counter reads each calling task's context instead.
+ */
+static void audit_no_ctx_note(const struct attached *a, struct att_row *r)
+{
+	const struct budget_audit *au = a->audit_set;
+	const struct budget_audit_est *e = &au->box;
+	double pct_no = e->events ? 100.0 * (double)e->no_ctx / (double)e->events : 0;
+
+	if (au->task_never && a->rates.audit_ctx < 0)
+		snprintf(r->why, sizeof(r->why), "-a never,task: tasks forked since it was loaded "
+			 "have no audit context, but the tasks' contexts could not be read: every "
+			 "call priced, an upper bound");
+	else if (au->task_never)
+		snprintf(r->why, sizeof(r->why), "-a never,task: tasks forked since it was loaded "
+			 "have no audit context; %.1f%% of the calls were of such tasks (not priced), "
+			 "the rest of tasks forked before it", pct_no);
+	else if (e->no_ctx)
+		snprintf(r->why, sizeof(r->why), "%.1f%% of the calls were of tasks with no audit "
+			 "context (forked before audit was first enabled on this boot): not priced",
+			 pct_no);
+}
+
+/*
  * The rule set's cost: the box's calls of the window by login uid and
  * syscall, each at the walk's cost or a record's (budget_audit_estimate,
- * as budget -t audit:rules prices a file). Per call: the point estimate's
+ * as budget -t audit:rules prices a file), a call of a task with no audit
+ * context at none. Per call: the point estimate's
  * mean, bounded by the lower estimate's lower and the upper's upper bound.
  */
 static void audit_cost(struct attached *a, struct att_row *r)
@@ -201,6 +229,7 @@ static void audit_cost(struct attached *a, struct att_row *r)
 	double ev;
 
 	budget_audit_estimate(au, rt->auid_nr, rt->nauid_nr, rt->auid_unnamed, NULL, e, false);
+	audit_no_ctx_note(a, r);
 	ev = (double)e->events;
 	if (!ev || !isfinite(e->ns[AUDIT_POINT]) || rt->seconds <= 0) {
 		if (!c->why[0])

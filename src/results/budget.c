@@ -253,10 +253,11 @@ static int push_nr(int **v, int *n, int nr)
 void budget_audit_sets(struct budget_audit *a)
 {
 	a->exit_rules = a->fs_rules = a->other_arch = 0;
-	a->all_syscalls = false;
+	a->all_syscalls = a->task_never = false;
 	for (int i = 0; i < a->nrules; i++) {
 		const struct audit_rule_sum *r = &a->rules[i];
 
+		a->task_never |= r->task_never;
 		if (!r->exit)
 			continue;
 		a->exit_rules++;
@@ -289,6 +290,12 @@ static struct budget_audit_auid *auid_slot(struct budget_audit *a, uint32_t auid
 	return &a->auids[a->nauids++];
 }
 
+/* @n calls at @ns each: none at all costs 0, whatever @ns (NaN: no cost known) */
+static double times(double n, double ns)
+{
+	return n ? n * ns : 0;
+}
+
 void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *c, int n,
 			   int64_t unknown, const struct budget_audit_cost *record,
 			   struct budget_audit_est *e, bool per_auid)
@@ -305,6 +312,14 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 		struct budget_audit_auid *s = per_auid ? auid_slot(a, c[i].auid) : NULL;
 		bool rec[AUDIT_LEVELS], named = false, by_sys = false, excluded = true;
 
+		/* loaded now, a task without an audit context walks nothing (kernel's audit_alloc) */
+		if (a->live && c[i].no_ctx) {
+			e->events += c[i].events;
+			e->no_ctx += c[i].events;
+			if (s)
+				s->events += c[i].events;
+			continue;
+		}
 		/* excluded: named by syscall rules, each failing on the call's auid
 		 * (a file rule may still record it, at the upper bound) */
 		for (int k = 0; k < a->nrules; k++) {
@@ -349,15 +364,17 @@ void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *
 	for (int l = 0; l < AUDIT_LEVELS; l++) {
 		double wp_n = (double)walked_path[l], rp_n = (double)e->records_path[l];
 		double recs = (double)e->records[l] - rp_n;
-		double walked = (double)(e->events - e->records[l]) - wp_n;
-		bool have = w->source[0] && (!recs || r->source[0]) && (!rp_n || rp->source[0]);
+		double walked = (double)(e->events - e->no_ctx - e->records[l]) - wp_n;
+		/* calls of tasks with no audit context alone: 0, with no cost needed */
+		bool have = (w->source[0] || (e->no_ctx && !walked && !wp_n)) &&
+			    (!recs || r->source[0]) && (!rp_n || rp->source[0]);
 
-		e->ns[l] = have ? walked * w->ns + wp_n * wp->ns + (recs ? recs * r->ns : 0) +
-				  (rp_n ? rp_n * rp->ns : 0) : NAN;
-		e->lo[l] = have ? walked * w->lo + wp_n * wp->lo + (recs ? recs * r->lo : 0) +
-				  (rp_n ? rp_n * rp->lo : 0) : NAN;
-		e->hi[l] = have ? walked * w->hi + wp_n * wp->hi + (recs ? recs * r->hi : 0) +
-				  (rp_n ? rp_n * rp->hi : 0) : NAN;
+		e->ns[l] = have ? times(walked, w->ns) + times(wp_n, wp->ns) + times(recs, r->ns) +
+				  times(rp_n, rp->ns) : NAN;
+		e->lo[l] = have ? times(walked, w->lo) + times(wp_n, wp->lo) + times(recs, r->lo) +
+				  times(rp_n, rp->lo) : NAN;
+		e->hi[l] = have ? times(walked, w->hi) + times(wp_n, wp->hi) + times(recs, r->hi) +
+				  times(rp_n, rp->hi) : NAN;
 	}
 }
 

@@ -32,6 +32,7 @@ struct budget_nr {
 struct budget_auid_nr {
 	uint32_t auid;            /* 4294967295: unset */
 	bool known;               /* false: the kernel has no login uid to read */
+	bool no_ctx;              /* the calling task had no audit context (read: none) */
 	int nr;
 	int64_t events;
 };
@@ -127,6 +128,9 @@ struct budget_audit_est {
 	int64_t named_sys;        /* of a syscall some native syscall rule (not a file rule) names */
 	int64_t excluded;         /* of those, whose every such rule's auid filter fails */
 	int64_t path;             /* of a syscall that takes a pathname */
+	/* of a task with no audit context, in a live set (budget_audit.live): no
+	 * walk, no record, not in named..records; events holds them */
+	int64_t no_ctx;
 	int64_t records[AUDIT_LEVELS];
 	int64_t records_path[AUDIT_LEVELS];  /* of those, of a syscall that takes a pathname */
 	/* ns over all the calls: each call not recorded at its walk (walk_path for
@@ -156,6 +160,13 @@ struct budget_audit {
 	struct budget_audit_est box;
 	struct budget_audit_auid auids[BUDGET_AUDIT_AUIDS];
 	int nauids;
+	/*
+	 * The set loaded now (budget --attached), not a file to be loaded: a
+	 * call of a task with no audit context (budget_auid_nr.no_ctx) pays
+	 * nothing. task_never: the box's `-a never,task` is among its rules
+	 * (audit_rule_task_never): tasks forked since it was loaded have none.
+	 */
+	bool live, task_never;
 	double share[AUDIT_LEVELS], share_lo[AUDIT_LEVELS], share_hi[AUDIT_LEVELS];
 	double consumer_share[AUDIT_LEVELS]; /* auditd's CPU for the records; NaN: unknown */
 	char bound[1024];                    /* which bound applies, and why, in words */
@@ -259,7 +270,8 @@ void budget_audit_sets(struct budget_audit *a);
  * The calls of @c (@n of them, by login uid and syscall) and @unknown more
  * of neither known, with @a's rules and costs, into @e; each record at
  * @record's cost (NULL: a->record's, a record auditd takes); with
- * @per_auid, each login uid's figures into a->auids too.
+ * @per_auid, each login uid's figures into a->auids too. With a->live, a
+ * call of a task with no audit context costs nothing (e->no_ctx).
  */
 void budget_audit_estimate(struct budget_audit *a, const struct budget_auid_nr *c, int n,
 			   int64_t unknown, const struct budget_audit_cost *record,

@@ -140,7 +140,9 @@ assert r["lower"] <= r["point"] <= r["upper"], r
 ref = prog["per_s"]
 assert ref > 1000, prog
 assert abs(r["point"] - ref) <= 0.15 * ref, "records/s %.0f vs getuid/s %.0f" % (r["point"], ref)
-assert abs(a["walk_per_s"] + r["point"] - a["calls_per_s"]) <= 1e-6 * a["calls_per_s"] + 1, a
+# the calls of tasks with no audit context (forked before audit was first on) walk nothing
+assert abs(a["walk_per_s"] + r["point"] + a["no_context_per_s"] - a["calls_per_s"]) <= \
+    1e-6 * a["calls_per_s"] + 1, a
 # the costs from the test's store: a record's, the walk's
 assert a["record"]["source"] == "store" and a["record"]["tracer"] == "audit:rule/async", a["record"]
 assert a["record"]["workload"] == "getuid", a["record"]

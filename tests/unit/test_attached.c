@@ -317,6 +317,59 @@ static void test_audit_rules_cost(void **state)
 	budget_audit_release(a.audit_set);
 }
 
+/*
+ * The box's `-a never,task` in the live set: the tasks forked since it was
+ * loaded have no audit context, and the counter says which calls were
+ * theirs. The getuid rule of test_audit_rules_cost, its 1000 getuid and
+ * 3000 getpid calls, and 6000 getpid calls of tasks with no context: those
+ * cost nothing, and the row's note says why.
+ */
+static void test_audit_task_never_cost(void **state)
+{
+	struct audit_rule_sum rules[2] = {
+		{ .line = 1, .never = true, .task_never = true, .native = true },
+		{ .line = 2, .exit = true, .native = true },
+	};
+	struct budget_auid_nr calls[] = {
+		{ .auid = AUDIT_AUID_UNSET, .known = true, .nr = 102, .events = 1000 },	/* getuid */
+		{ .auid = AUDIT_AUID_UNSET, .known = true, .nr = 39, .events = 3000 },	/* getpid */
+		{ .auid = AUDIT_AUID_UNSET, .known = true, .no_ctx = true, .nr = 39, .events = 6000 },
+	};
+	struct att_row r = row(ATT_AUDIT, 0, 0, 5000);
+	struct attached a = { .rows = &r, .nrows = 1, .cpus = 2 };
+	const struct att_cost *c = &r.cost;
+
+	(void)state;
+	rules[1].mask[102 / 32] |= 1u << (102 % 32);
+	snprintf(r.c.key, sizeof(r.c.key), "audit rules");
+	snprintf(r.cost.tracer, sizeof(r.cost.tracer), "audit:rules");
+	snprintf(r.state, sizeof(r.state), "counted");
+	a.audit_set = budget_audit_new(rules, 2);
+	a.audit_set->live = true;
+	assert_true(a.audit_set->task_never);
+	a.audit_set->walk = (struct budget_audit_cost){ .source = "store", .ns = 100, .lo = 50,
+							 .hi = 150 };
+	a.audit_set->record = (struct budget_audit_cost){ .source = "store", .ns = 1000, .lo = 900,
+							   .hi = 1100 };
+	a.rates = (struct budget_rates){ .seconds = 2, .events = 10000, .auid_nr = calls,
+					 .nauid_nr = 3, .audit_ctx = 0 };
+	attached_costs(&a);
+	assert_int_equal(a.audit_set->box.no_ctx, 6000);
+	/* (3000 x 100 + 1000 x 1000) / 10000 calls: the 6000 walk nothing */
+	assert_true(fabs(c->ns - 130) < 1e-9 && fabs(c->lo - 105) < 1e-9 && fabs(c->hi - 155) < 1e-9);
+	assert_true(fabs(c->share - 1.3e6 / 2 / 2e9 * 100) < 1e-12);
+	assert_non_null(strstr(r.why, "-a never,task: tasks forked since it was loaded have no "
+				     "audit context"));
+	assert_non_null(strstr(r.why, "60.0% of the calls"));
+	/* the contexts not read (no such field): every call priced, and the note says so */
+	calls[2].no_ctx = false;
+	a.rates.audit_ctx = -1;
+	attached_costs(&a);
+	assert_true(fabs(c->ns - (9000 * 100.0 + 1000 * 1000.0) / 10000) < 1e-9);
+	assert_non_null(strstr(r.why, "could not be read"));
+	budget_audit_release(a.audit_set);
+}
+
 static void test_scan_ptrace_seccomp(void **state)
 {
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
@@ -391,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_syscall_of),
 		cmocka_unit_test(test_collateral),
 		cmocka_unit_test(test_audit_rules_cost),
+		cmocka_unit_test(test_audit_task_never_cost),
 		cmocka_unit_test(test_scan_ptrace_seccomp),
 	};
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <libaudit.h>
 
 #include "audit/audit_nl.h"
 #include "audit/audit_sum.h"
@@ -322,6 +323,84 @@ static void test_prepend_order(void **state)
 	audit_rules_free(&rs);
 }
 
+/*
+ * The box's `-a never,task` (tracetax's advice): a task forked since it was
+ * loaded has no audit context, and its calls walk nothing. Only the
+ * unkeyed rule with no field is it. Loaded now (budget --attached), the
+ * calls the counter saw from tasks with no context cost nothing; a file
+ * to be loaded (budget -t audit:rules) is priced on every call, as before.
+ */
+static void test_task_never(void **state)
+{
+	struct audit_rule_data *r = calloc(1, sizeof(*r) + 16);
+	struct audit_rule_sum rs[2];
+	struct budget_audit a = { 0 };
+	struct budget_auid_nr c[] = {
+		{ .auid = 1000, .known = true, .nr = NR_GETUID, .events = 10 },
+		{ .auid = 1000, .known = true, .nr = NR_GETPID, .events = 90 },
+		/* the same calls of tasks forked since the rule: no context */
+		{ .auid = 1000, .known = true, .no_ctx = true, .nr = NR_GETUID, .events = 1000 },
+		{ .auid = 1000, .known = true, .no_ctx = true, .nr = NR_GETPID, .events = 9000 },
+	};
+	struct budget_audit_est e;
+
+	(void)state;
+	assert_non_null(r);
+	r->flags = AUDIT_FILTER_TASK | AUDIT_FILTER_PREPEND;
+	r->action = AUDIT_NEVER;
+	assert_true(audit_rule_task_never(r));
+	assert_int_equal(audit_rule_summarise(r, 1, audit_detect_machine(), &rs[0]), 0);
+	assert_true(rs[0].task_never && rs[0].never && !rs[0].exit);
+	/* an always task rule, or a never one with a field (-F pid=0, -k KEY), is another */
+	r->action = AUDIT_ALWAYS;
+	assert_false(audit_rule_task_never(r));
+	r->action = AUDIT_NEVER;
+	r->field_count = 1;
+	r->fields[0] = AUDIT_PID;
+	assert_false(audit_rule_task_never(r));
+	r->field_count = 0;
+	r->flags = AUDIT_FILTER_EXIT;
+	assert_false(audit_rule_task_never(r));
+	free(r);
+	rs[1] = rule(NR_GETUID, false);
+	a.rules = rs;
+	a.nrules = 2;
+	budget_audit_sets(&a);
+	assert_true(a.task_never);
+	a.walk = (struct budget_audit_cost){ .source = "store", .ns = 100, .lo = 90, .hi = 110 };
+	a.record = (struct budget_audit_cost){ .source = "store", .ns = 10000, .lo = 8000,
+					       .hi = 12000 };
+	/* a file to be loaded: every call walks, every getuid records */
+	budget_audit_estimate(&a, c, 4, 0, NULL, &e, false);
+	assert_int_equal(e.no_ctx, 0);
+	assert_int_equal(e.records[AUDIT_POINT], 1010);
+	assert_true(fabs(e.ns[AUDIT_POINT] - (9090 * 100.0 + 1010 * 10000.0)) < EPS);
+	/* loaded now: the 10000 calls of tasks with no context cost nothing */
+	a.live = true;
+	budget_audit_estimate(&a, c, 4, 0, NULL, &e, true);
+	assert_int_equal(e.events, 10100);
+	assert_int_equal(e.no_ctx, 10000);
+	assert_int_equal(e.named, 10);
+	assert_int_equal(e.records[AUDIT_LOWER], 10);
+	assert_int_equal(e.records[AUDIT_UPPER], 10);
+	assert_true(fabs(e.ns[AUDIT_POINT] - (90 * 100.0 + 10 * 10000.0)) < EPS);
+	assert_true(fabs(e.lo[AUDIT_LOWER] - (90 * 90.0 + 10 * 8000.0)) < EPS);
+	assert_true(fabs(e.hi[AUDIT_UPPER] - (90 * 110.0 + 10 * 12000.0)) < EPS);
+	assert_int_equal(a.nauids, 1);
+	assert_int_equal(a.auids[0].events, 10100);
+	/* every call of a task with no context: 0, with no cost stored at all */
+	c[0].events = c[1].events = 0;
+	a.walk = a.record = (struct budget_audit_cost){ .ns = NAN, .lo = NAN, .hi = NAN };
+	budget_audit_estimate(&a, c, 4, 0, NULL, &e, false);
+	for (int l = 0; l < AUDIT_LEVELS; l++)
+		assert_true(e.ns[l] == 0 && e.lo[l] == 0 && e.hi[l] == 0);
+	/* calls of no known context (the table was full) still walk: no cost, none known */
+	budget_audit_estimate(&a, c, 4, 5, NULL, &e, false);
+	assert_true(isnan(e.ns[AUDIT_POINT]));
+	free(a.syscalls);
+	free(a.fs_syscalls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_parse_summaries),
 		cmocka_unit_test(test_digest),
 		cmocka_unit_test(test_prepend_order),
+		cmocka_unit_test(test_task_never),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
