@@ -65,15 +65,6 @@ static void not_counted(struct att_row *r, const char *fmt, const char *arg)
 	snprintf(r->why, sizeof(r->why), fmt, arg);
 }
 
-/* The counter's syscall entries of @pid; -1 if the counter did not see it run */
-static int64_t proc_events(const struct budget_proc *all, int n, pid_t pid)
-{
-	for (int i = 0; i < n; i++)
-		if (all[i].pid == pid)
-			return all[i].events;
-	return -1;
-}
-
 static void syscall_row(struct attached *a, struct att_row *r, const struct budget_proc *all,
 			int nall)
 {
@@ -87,28 +78,11 @@ static void syscall_row(struct attached *a, struct att_row *r, const struct budg
 	snprintf(r->source, sizeof(r->source), "syscall counter");
 	if (!pid) {
 		r->events = a->rates.events;
-	} else {
-		r->events = proc_events(all, nall, pid);
-		/* the counter's table was full: a process not in it may have made calls */
-		if (r->events < 0 && (a->rates.unnamed > 0 || nall >= ALL_PROCS)) {
-			char why[160];
-
-			snprintf(why, sizeof(why), "the counter's table of processes was full (%d; %lld "
-				 "calls of processes it had no room for)", nall,
-				 (long long)a->rates.unnamed);
-			not_counted(r, "%s", why);
-			return;
-		}
-		/* a process the counter never saw made no syscall in the window */
-		if (r->events < 0)
-			r->events = kill(pid, 0) && errno == ESRCH ? -1 : 0;
-		if (r->events < 0) {
-			snprintf(r->state, sizeof(r->state), "gone");
-			snprintf(r->why, sizeof(r->why), "process %d exited during the window", (int)pid);
-			return;
-		}
+		snprintf(r->state, sizeof(r->state), "counted");
+		return;
 	}
-	snprintf(r->state, sizeof(r->state), "counted");
+	attached_proc_events(r, all, nall, ALL_PROCS, a->rates.unnamed,
+			     !(kill(pid, 0) && errno == ESRCH));
 }
 
 static void delta_row(struct att_row *r, const struct att_consumer *b, const struct att_consumer *e,

@@ -561,6 +561,33 @@ void attached_owners(struct attached *a)
 	free(in_cost);
 }
 
+void attached_proc_events(struct att_row *r, const struct budget_proc *all, int nall, int max,
+			  int64_t unnamed, bool alive)
+{
+	pid_t pid = r->c.target;
+
+	r->events = -1;
+	for (int i = 0; i < nall; i++)
+		if (all[i].pid == pid)
+			r->events = all[i].events;
+	/* the counter's table was full: a process not in it may have made calls */
+	if (r->events < 0 && (unnamed > 0 || nall >= max)) {
+		snprintf(r->state, sizeof(r->state), "not counted");
+		snprintf(r->why, sizeof(r->why), "the counter's table of processes was full (%d; %lld "
+			 "calls of processes it had no room for)", nall, (long long)unnamed);
+		return;
+	}
+	if (r->events < 0 && !alive) {
+		snprintf(r->state, sizeof(r->state), "gone");
+		snprintf(r->why, sizeof(r->why), "process %d exited during the window", (int)pid);
+		return;
+	}
+	/* a process the counter never saw, with room in its table, made no syscall in the window */
+	if (r->events < 0)
+		r->events = 0;
+	snprintf(r->state, sizeof(r->state), "counted");
+}
+
 void attached_release(struct attached *a)
 {
 	free(a->rates.per_cpu);

@@ -209,6 +209,15 @@ void attached_costs(struct attached *a);
  * that path); the rule set's cost is a floor.
  */
 bool attached_audit_no_auditd(const struct attached *a);
+/*
+ * A ptrace or seccomp row's events: those of its traced process (r->c.target)
+ * in the syscall counter's table @all (@nall rows of at most @max; @unnamed:
+ * the calls of processes it had no room for). Not in it: "not counted" when
+ * the table was full (it may have made calls: never 0), "gone" when it has
+ * exited (@alive false), else 0 events. Sets state, why and events.
+ */
+void attached_proc_events(struct att_row *r, const struct budget_proc *all, int nall, int max,
+			  int64_t unnamed, bool alive);
 /* The owners of @a's rows, by the first holder of each, with their shares (after the costs). */
 void attached_owners(struct attached *a);
 void attached_release(struct attached *a);

@@ -370,6 +370,59 @@ static void test_audit_task_never_cost(void **state)
 	budget_audit_release(a.audit_set);
 }
 
+/*
+ * A strace'd process's events from the counter's table of processes
+ * (4096 rows, as the BPF map's): in it, its count; not in it with room
+ * left, 0 (it made no call); not in it and the table full (a process that
+ * overflowed it: its calls went to "unnamed"), not counted, never
+ * "counted, 0 events"; gone, when it exited.
+ */
+static void test_proc_events_table_full(void **state)
+{
+	enum { MAX = 4096 };
+	struct budget_proc *all = calloc(MAX, sizeof(*all));
+	struct att_row r = row(ATT_PTRACE, 10, 77777, NAN);
+
+	(void)state;
+	assert_non_null(all);
+	for (int i = 0; i < MAX; i++)
+		all[i] = (struct budget_proc){ .pid = 1000 + i, .events = 5 };
+	all[7].pid = 77777;
+	all[7].events = 1234;
+	attached_proc_events(&r, all, 100, MAX, 0, true);
+	assert_string_equal(r.state, "counted");
+	assert_int_equal(r.events, 1234);
+	/* not seen, room left: it made no syscall in the window */
+	r.c.target = 99999;
+	attached_proc_events(&r, all, 100, MAX, 0, true);
+	assert_string_equal(r.state, "counted");
+	assert_int_equal(r.events, 0);
+	/* the BPF table overflowed (calls of processes it had no room for) */
+	r.why[0] = '\0';
+	attached_proc_events(&r, all, MAX, MAX, 52000, true);
+	assert_string_equal(r.state, "not counted");
+	assert_int_equal(r.events, -1);
+	assert_non_null(strstr(r.why, "the counter's table of processes was full (4096; 52000 calls"));
+	/* a full table read back, with no call counted unnamed: still not 0 */
+	attached_proc_events(&r, all, MAX, MAX, 0, true);
+	assert_string_equal(r.state, "not counted");
+	assert_int_equal(r.events, -1);
+	/* only the calls unnamed say it: the table read back short of full */
+	attached_proc_events(&r, all, 3000, MAX, 1, true);
+	assert_string_equal(r.state, "not counted");
+	/* in the full table: its count */
+	r.c.target = 77777;
+	attached_proc_events(&r, all, MAX, MAX, 52000, true);
+	assert_string_equal(r.state, "counted");
+	assert_int_equal(r.events, 1234);
+	/* exited, with room in the table: gone, not 0 */
+	r.c.target = 99999;
+	attached_proc_events(&r, all, 100, MAX, 0, false);
+	assert_string_equal(r.state, "gone");
+	assert_int_equal(r.events, -1);
+	free(all);
+}
+
 static void test_scan_ptrace_seccomp(void **state)
 {
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
@@ -445,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_collateral),
 		cmocka_unit_test(test_audit_rules_cost),
 		cmocka_unit_test(test_audit_task_never_cost),
+		cmocka_unit_test(test_proc_events_table_full),
 		cmocka_unit_test(test_scan_ptrace_seccomp),
 	};
 
