@@ -119,6 +119,26 @@ static int step_reset(struct db_stmt *st)
 	return rc == 0 ? 0 : -1;
 }
 
+/*
+ * @n (name, value) rows of run @id into the environment table by @sql (its
+ * three parameters: the run, the name, the value; value is NOT NULL: an
+ * empty field is '')
+ */
+static int insert_pairs(struct store *s, int64_t id, const char *sql,
+			const char *const (*rows)[2], size_t n)
+{
+	struct db_stmt *st;
+	int ret = 0;
+
+	if (!(st = db_prepare(s, sql)))
+		return -1;
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = db_bind_int64(st, 1, id) || db_bind_string(st, 2, rows[i][0]) ||
+		      db_bind_string(st, 3, rows[i][1]) || step_reset(st) ? -1 : 0;
+	db_finalize(st);
+	return ret;
+}
+
 static int insert_env(struct store *s, int64_t id, const struct environment *e)
 {
 	char cpus[16];
@@ -131,18 +151,10 @@ static int insert_env(struct store *s, int64_t id, const struct environment *e)
 		{ "other_tracers", e->other_tracers }, { "tools", e->tools }, { "vm", e->vm },
 		{ "unit", e->unit },
 	};
-	struct db_stmt *st;
-	int ret = 0;
 
 	snprintf(cpus, sizeof(cpus), "%d", e->cpus);
-	if (!(st = db_prepare(s, "INSERT INTO environment VALUES (?, ?, ?)")))
-		return -1;
-	/* value is NOT NULL: an empty field is '' */
-	for (size_t i = 0; !ret && i < sizeof(rows) / sizeof(rows[0]); i++)
-		ret = db_bind_int64(st, 1, id) || db_bind_string(st, 2, rows[i][0]) ||
-		      db_bind_string(st, 3, rows[i][1]) || step_reset(st) ? -1 : 0;
-	db_finalize(st);
-	return ret;
+	return insert_pairs(s, id, "INSERT INTO environment VALUES (?, ?, ?)", rows,
+			    sizeof(rows) / sizeof(rows[0]));
 }
 
 /*
@@ -161,19 +173,12 @@ int store_insert_settings(struct store *s, int64_t id, const struct results *r)
 		{ "tracer_cpu", o->tracer_cpu[0] ? o->tracer_cpu : "same" }, { "msg_size", msg },
 		{ "latency", o->latency ? "1" : "0" },
 	};
-	struct db_stmt *st;
-	int ret = 0;
 
 	if (o->msg_size > 0 && o->msg_size != TCP_MSG_DEFAULT)
 		snprintf(msg, sizeof(msg), "%d", o->msg_size);
 	/* a migration over runs that have them (a store put back to an older version) keeps them */
-	if (!(st = db_prepare(s, "INSERT INTO environment VALUES (?, ?, ?) ON CONFLICT DO NOTHING")))
-		return -1;
-	for (size_t i = 0; !ret && i < sizeof(rows) / sizeof(rows[0]); i++)
-		ret = db_bind_int64(st, 1, id) || db_bind_string(st, 2, rows[i][0]) ||
-		      db_bind_string(st, 3, rows[i][1]) || step_reset(st) ? -1 : 0;
-	db_finalize(st);
-	return ret;
+	return insert_pairs(s, id, "INSERT INTO environment VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+			    rows, sizeof(rows) / sizeof(rows[0]));
 }
 
 /* An audit:rules cell's rule set, bound at @i, @i + 1, @i + 2: NULLs in another cell. */
