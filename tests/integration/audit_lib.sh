@@ -89,6 +89,38 @@ same_state() {  # same_state WHAT: the state is BEFORE's, no auditd or state fil
 	echo "$1: audit state as before"
 }
 
+# The test's background processes, by pid (pids+=($!)); stop_pids kills and
+# reaps them and empties the list. audit_cleanup is the EXIT trap of a test
+# that loads rules of key $KEY: its processes, its rules, enabled back to
+# $enabled (the box's, read here), its directory.
+pids=()
+enabled=$(echo "$status" | sed -n 's/^enabled //p')
+stop_pids() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	pids=()
+}
+audit_cleanup() {
+	stop_pids
+	auditctl -D -k "$KEY" >/dev/null 2>&1
+	auditctl -e "$enabled" >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+
+# hold_machine_lock: the machine's tracetax lock (src/base/lock.c's choice)
+# on fd 9 while a test's own rules are loaded, so that no other measurement
+# sees them (its own tracetax then takes TRACETAX_LOCK=$TMP/inner.lock);
+# the box's audit as before, checked again under it. `exec 9>&-` drops it.
+hold_machine_lock() {
+	local lockf=${TRACETAX_LOCK:-/run/lock/tracetax.lock}
+	[ -n "${TRACETAX_LOCK:-}" ] || [ "$(stat -c %a /run/lock 2>/dev/null)" = 1777 ] ||
+		lockf=/dev/shm/tracetax.lock
+	exec 9>>"$lockf" || fail "cannot open the lock file '$lockf'"
+	flock -w "$TRACETAX_WAIT" 9 || fail "the machine's lock '$lockf' stayed held"
+	[ "$(state)" = "$BEFORE" ] ||
+		skip "another run changed the box's audit meanwhile: $(state | tr '\n' ' ')"
+}
 
 # audit_runs_ok DOC...: every cell of the results documents ok; every run of
 # audit:rule's with its records exactly the calls (hits == events) and auditd's

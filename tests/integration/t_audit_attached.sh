@@ -27,18 +27,8 @@
 command -v bpftrace >/dev/null || skip "no bpftrace here (scripts/deps.sh test installs it)"
 MIX=$B/tests/tt-syscall-mix
 [ -x "$MIX" ] || fail "no $MIX: build it with make"
-enabled=$(echo "$status" | sed -n 's/^enabled //p')
 KEY=tt-att-$$
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	auditctl -D -k "$KEY" >/dev/null 2>&1
-	auditctl -e "$enabled" >/dev/null 2>&1
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+trap audit_cleanup EXIT
 
 # the costs: a record's on getuid, the walk of the same one-rule set on getpid
 echo "-a always,exit -F arch=b64 -S getuid -k $KEY" >"$TMP/one.rules"
@@ -70,14 +60,8 @@ printf -- '-a always,exit -F arch=b64 -S getuid -k %s\n-a always,exit -F arch=b6
 ran $? || fail "the second store's run: $(tail -5 "$TMP/s2.out")"
 same_state "the second store's run"
 
-# the machine's lock (src/base/lock.c's choice) while our rule is loaded; the
-# box's audit as before, checked again under it
-LOCKF=${TRACETAX_LOCK:-/run/lock/tracetax.lock}
-[ -n "${TRACETAX_LOCK:-}" ] || [ "$(stat -c %a /run/lock 2>/dev/null)" = 1777 ] ||
-	LOCKF=/dev/shm/tracetax.lock
-exec 9>>"$LOCKF" || fail "cannot open the lock file '$LOCKF'"
-flock -w "$TRACETAX_WAIT" 9 || fail "the machine's lock '$LOCKF' stayed held"
-[ "$(state)" = "$BEFORE" ] || skip "another run changed the box's audit meanwhile: $(state | tr '\n' ' ')"
+# the machine's lock while our rules are loaded (audit_lib.sh)
+hold_machine_lock
 
 # audit on, our rule; a busy program and a count of its getuid. With
 # AUDITD, Debian's auditd as a user runs it (its auditd.conf, the log in our
@@ -104,9 +88,7 @@ attached() {  # attached NAME [auditd]
 	TRACETAX_LOCK=$TMP/inner.lock "$TT" budget --attached --for 2 --store "$TMP/s.db" --no-store \
 		--json "$TMP/$name.json" >"$TMP/$name.out" 2>&1 || fail "budget --attached: $(cat "$TMP/$name.out")"
 	auditctl -D -k "$KEY" >/dev/null || fail "cannot delete our rule"
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	pids=()
+	stop_pids
 	auditctl -e "$enabled" >/dev/null || fail "cannot set audit back to enabled $enabled"
 	python3 tests/validate_json.py "$TMP/$name.json" docs/schema.json || fail "$name.json: schema"
 	grep -q "^audit rules: 1 read from the kernel" "$TMP/$name.out" ||

@@ -13,27 +13,15 @@
 . "$(dirname "$0")/audit_lib.sh"
 N=$B/tests/tt-getpid-n
 [ -x "$N" ] || fail "no $N: build it with make"
-enabled=$(echo "$status" | sed -n 's/^enabled //p')
 KEY=tt-never-$$
-pids=()
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	auditctl -D -k "$KEY" >/dev/null 2>&1
 	auditctl -d never,task >/dev/null 2>&1
-	auditctl -e "$enabled" >/dev/null 2>&1
-	rm -rf "$TMP"
+	audit_cleanup
 }
 trap cleanup EXIT
 
-# the machine's lock while our rules are loaded (as t_audit_attached.sh)
-LOCKF=${TRACETAX_LOCK:-/run/lock/tracetax.lock}
-[ -n "${TRACETAX_LOCK:-}" ] || [ "$(stat -c %a /run/lock 2>/dev/null)" = 1777 ] ||
-	LOCKF=/dev/shm/tracetax.lock
-exec 9>>"$LOCKF" || fail "cannot open the lock file '$LOCKF'"
-flock -w "$TRACETAX_WAIT" 9 || fail "the machine's lock '$LOCKF' stayed held"
-[ "$(state)" = "$BEFORE" ] || skip "another run changed the box's audit meanwhile: $(state | tr '\n' ' ')"
+# the machine's lock while our rules are loaded (audit_lib.sh)
+hold_machine_lock
 
 auditctl -e 1 >/dev/null || fail "auditctl -e 1 refused"
 auditctl -a always,exit -F arch=b64 -S getuid -k "$KEY" >/dev/null || fail "auditctl -a refused"
@@ -43,9 +31,7 @@ auditctl -a never,task >/dev/null || fail "auditctl -a never,task refused"
 sleep 0.2
 TRACETAX_LOCK=$TMP/inner.lock "$TT" budget --attached --for 1 --store "$TMP/s.db" --no-store \
 	--json "$TMP/a.json" >"$TMP/a.out" 2>&1 || fail "budget --attached: $(cat "$TMP/a.out")"
-for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-pids=()
+stop_pids
 auditctl -D -k "$KEY" >/dev/null || fail "cannot delete our rule"
 auditctl -d never,task >/dev/null || fail "cannot delete the never,task rule"
 auditctl -e "$enabled" >/dev/null || fail "cannot set audit back to enabled $enabled"
