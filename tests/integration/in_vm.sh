@@ -3,7 +3,7 @@
 # vm`, under TCG), in this working directory, with the tests' variables;
 # its output and exit code are ours. For what must not run on this host:
 # the audit tests (audit_lib.sh re-executes one test here; tests/run.sh
-# runs them all in one boot). Once audit has been enabled on a boot, every
+# boots one guest per test). Once audit has been enabled on a boot, every
 # process forked afterwards takes the syscall slow path until reboot
 # (audit_ever_enabled); in a guest that residue dies with the guest.
 # Exit 77 with the reason on the last line where no VM can boot: not
