@@ -23,6 +23,10 @@ B, STORE, AGENTS = sys.argv[1], sys.argv[2], sys.argv[3:]
 TT, MIX = f"{B}/tracetax", f"{B}/tests/tt-syscall-mix"
 T = "/sys/kernel/tracing"
 N = int(os.environ.get("ROUNDS", "1000000"))
+# strace and perf trace make a round 100 and 30 times dearer: fewer rounds
+# keep their blocks to seconds (ROUNDS_STRACE, ROUNDS_PERFTRACE)
+ROUNDS = {"strace": int(os.environ.get("ROUNDS_STRACE", N // 100)),
+          "perftrace": int(os.environ.get("ROUNDS_PERFTRACE", N // 20))}
 BLOCKS = int(os.environ.get("BLOCKS", "4"))
 PER = int(os.environ.get("PER", "4"))
 
@@ -80,6 +84,7 @@ def pid_agent(agent):
 
 
 def check(agent):
+    n = ROUNDS.get(agent, N)
     # the prediction: the agent on the loop, the loop running
     loop = subprocess.Popen(["taskset", "-c", "1", MIX, "2000000000"])
     procs, gone = attach(agent, loop.pid)
@@ -108,23 +113,23 @@ def check(agent):
                     # the agent attaches to each run: its loop waits on a pipe until it is on
                     for _ in range(PER):
                         r, w = os.pipe()
-                        lp = subprocess.Popen(["sh", "-c", f"read x <&{r}; exec taskset -c 1 {MIX} {N}"],
+                        lp = subprocess.Popen(["sh", "-c", f"read x <&{r}; exec taskset -c 1 {MIX} {n}"],
                                               pass_fds=(r,))
                         pr, gn = attach(agent, lp.pid)
                         time.sleep(1.0 if agent == "strace" else 0)
                         t = time.monotonic()
                         os.write(w, b"g\n")
                         lp.wait()
-                        att.append((time.monotonic() - t) / N)
+                        att.append((time.monotonic() - t) / n)
                         detach(pr, gn)
                         os.close(r)
                         os.close(w)
                 else:
                     pr, gn = attach(agent, 0)
-                    att += [timed(N) for _ in range(PER)]
+                    att += [timed(n) for _ in range(PER)]
                     detach(pr, gn)
             else:
-                det += [timed(N) for _ in range(PER)]
+                det += [timed(n) for _ in range(PER)]
     md, ma = statistics.median(det), statistics.median(att)
     measured = (ma - md) / ma / d["cpus"] * 100
     err = (seen + coll - measured) / measured * 100

@@ -90,11 +90,11 @@ static json_t *coll_json(const struct att_collateral *c)
 
 static json_t *row_json(const struct att_row *r)
 {
-	json_t *holders = json_array();
+	json_t *holders = json_array(), *o;
 
 	for (int k = 0; k < r->c.nholders; k++)
 		json_array_append_new(holders, proc_json(&r->c.holders[k]));
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o,"
+	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o,"
 			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "kind", att_kind_name(r->c.kind), "key", r->c.key, "mechanism", r->c.mech,
 			 "attached_to", r->c.what, "name", str_or_null(r->c.name),
@@ -108,6 +108,10 @@ static json_t *row_json(const struct att_row *r)
 			 "prog_ns_per_run", num(r->prog_ns), "cost", cost_json(&r->cost),
 			 "collateral", coll_json(&r->coll),
 			 "bpftop_share_pct", num(r->cost.bpftop_share));
+	/* the rate is the count's over the window at this pace (measure/pace.h) */
+	if (o)
+		json_object_set_new(o, "pace", num(r->pace));
+	return o;
 }
 
 static json_t *audit_cost_json(const struct budget_audit_cost *c)
@@ -225,6 +229,7 @@ char *attached_json_string(const struct attached *a, const struct environment *e
 		json_object_set_new(t, "collateral_share_pct", num(a->coll_share));
 		json_object_set_new(t, "collateral_ci95", json_pack("[o, o]", num(a->coll_lo),
 								    num(a->coll_hi)));
+		budget_json_pace(json_object_get(d, "syscalls"), &a->rates);
 		json_object_set_new(d, "slow_path", json_pack("{s:o, s:s}", "audit_residue",
 			a->residue < 0 ? json_null() : json_boolean(a->residue), "how", a->residue_how));
 	}

@@ -26,7 +26,7 @@ static json_t *ci(double lo, double hi)
 	return json_pack("[o, o]", num(lo), num(hi));
 }
 
-static json_t *rates_json(const struct budget_rates *r)
+static json_t *rates_json_counted(const struct budget_rates *r)
 {
 	json_t *cpus = json_array(), *procs = json_array(), *nrs = json_array();
 
@@ -35,10 +35,13 @@ static json_t *rates_json(const struct budget_rates *r)
 						      (json_int_t)r->per_cpu[k], "per_s",
 						      (double)r->per_cpu[k] / r->seconds));
 	for (int k = 0; k < r->ntop; k++)
-		json_array_append_new(procs, json_pack("{s:i, s:s, s:I, s:f}", "pid", r->top[k].pid,
-						       "comm", r->top[k].comm, "events",
+		json_array_append_new(procs, json_pack("{s:i, s:s, s:I, s:f, s:o, s:f}", "pid",
+						       r->top[k].pid, "comm", r->top[k].comm, "events",
 						       (json_int_t)r->top[k].events, "per_s",
-						       (double)r->top[k].events / r->seconds));
+						       (double)r->top[k].events / r->seconds, "cpu_ns",
+						       r->top[k].cpu_ns >= 0 ? num(r->top[k].cpu_ns) :
+						       json_null(), "pace",
+						       r->top[k].pace > 0 ? r->top[k].pace : 1));
 	json_t *comms = json_array();
 
 	for (int k = 0; k < r->ntop_comm; k++)
@@ -60,6 +63,24 @@ static json_t *rates_json(const struct budget_rates *r)
 			 "ns_per_event", r->self_measured ? num(r->self_ns) : json_null(),
 			 "runs", json_integer(r->self_runs),
 			 "reason", r->self_reason[0] ? json_string(r->self_reason) : json_null());
+}
+
+/* The counter's tax on what it counts (measure/pace.h): rates' "counter" and attached's "syscalls" */
+void budget_json_pace(json_t *o, const struct budget_rates *r)
+{
+	json_object_set_new(o, "price_ns", num(r->price_ns));
+	json_object_set_new(o, "price_base_ns", num(r->price_base_ns));
+	json_object_set_new(o, "price_reason", r->price_why[0] ? json_string(r->price_why) : json_null());
+	json_object_set_new(o, "pace", json_real(r->pace > 0 ? r->pace : 1));
+	json_object_set_new(o, "paced_events", json_integer(r->paced));
+}
+
+static json_t *rates_json(const struct budget_rates *r)
+{
+	json_t *o = rates_json_counted(r);
+
+	budget_json_pace(json_object_get(o, "counter"), r);
+	return o;
 }
 
 static const char *const levels[AUDIT_LEVELS] = { "lower", "point", "upper" };

@@ -15,6 +15,9 @@
  */
 json_t *doc_walk_rules_json(const struct budget_audit_cost *c);
 
+/* The counter's price and pace (measure/pace.h) into @o: price_ns, price_base_ns, price_reason, pace, paced_events. */
+void budget_json_pace(json_t *o, const struct budget_rates *r);
+
 /* malloc'd JSON text of @b, the document the store keeps. */
 char *doc_budget_json(const struct budget *b);
 /* To @path ('-': stdout), whole or not at all (atomic_file). 0, or -1 with one line said. */

@@ -50,6 +50,7 @@ static struct att_row *row_add(struct attached *a, const struct att_consumer *c)
 	r->c = *c;
 	r->events = r->lost = r->run_cnt = -1;
 	r->rate = r->prog_ns = r->run_ns = NAN;
+	r->pace = a->rates.pace > 0 ? a->rates.pace : 1;
 	r->cost.cell_ns = r->cost.cell_lo = r->cost.cell_hi = r->cost.cell_prog_ns = NAN;
 	r->coll.cell_ns = r->coll.cell_lo = r->coll.cell_hi = NAN;
 	r->coll.share = r->coll.share_lo = r->coll.share_hi = r->coll.rate = NAN;
@@ -75,6 +76,7 @@ static void syscall_row(struct attached *a, struct att_row *r, const struct budg
 		return;
 	}
 	r->seconds = a->rates.seconds;
+	r->pace = a->rates.pace > 0 ? a->rates.pace : 1;
 	snprintf(r->source, sizeof(r->source), "syscall counter");
 	if (!pid) {
 		r->events = a->rates.events;
@@ -175,8 +177,9 @@ static int rows_of(struct attached *a, const struct att_list *b, const struct at
 		} else {
 			delta_row(r, c, end, dt);
 		}
+		/* the rate the box has without budget's counter: its pace (measure/pace.h) */
 		if (r->events >= 0 && r->seconds > 0)
-			r->rate = (double)r->events / r->seconds;
+			r->rate = (double)r->events / r->seconds * r->pace;
 	}
 	for (size_t i = 0; i < e->n; i++)
 		if (!att_find(b, e->v[i].key)) {

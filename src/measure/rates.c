@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +28,7 @@
 #include "base/utf8.h"
 #include "base/util.h"
 #include "load/syscalls.h"
+#include "measure/pace.h"
 #include "measure/rates.h"
 #include "tracers/tracer.h"
 
@@ -102,7 +105,12 @@ static void by_comm(const struct budget_proc *procs, int n, struct budget_rates 
 			memcpy(c[nc++].comm, procs[i].comm, sizeof(c[0].comm));
 		c[k].pid++;
 		c[k].events += procs[i].events;
+		/* the CPU of those read; the pace weighted by calls (summed here, divided below) */
+		c[k].cpu_ns += procs[i].cpu_ns > 0 ? procs[i].cpu_ns : 0;
+		c[k].pace += procs[i].pace * (double)procs[i].events;
 	}
+	for (int k = 0; k < nc; k++)
+		c[k].pace = c[k].events ? c[k].pace / (double)c[k].events : 1;
 	qsort(c, (size_t)nc, sizeof(*c), cmp_proc);
 	for (int i = 0; i < nc && i < BUDGET_TOP_PROCS; i++)
 		r->top_comm[r->ntop_comm++] = c[i];
@@ -152,8 +160,32 @@ static void read_auid(struct budget_bpf *skel, struct budget_rates *r, uint64_t 
 			r->auid_unnamed += (int64_t)vals[c];
 }
 
+/*
+ * Each process's CPU over the window (since @snap) and its pace at the
+ * counter's price; the box's pace, the calls weighted by their processes'
+ * paces (those whose CPU could not be read at 1)
+ */
+static void pace_procs(struct budget_proc *procs, int n, const struct pace_snap *snap,
+		       struct budget_rates *r)
+{
+	double window = r->seconds * 1e9, sum = 0, all = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct budget_proc *p = &procs[i];
+
+		p->cpu_ns = snap->v ? pace_cpu_since(snap, p->pid) : -1;
+		p->pace = isfinite(r->price_ns) ? pace_of((double)p->events, p->cpu_ns, window,
+							  r->price_ns) : 1;
+		all += (double)p->events;
+		sum += (double)p->events * p->pace;
+		if (p->cpu_ns >= 0)
+			r->paced += p->events;
+	}
+	r->pace = all > 0 ? sum / all : 1;
+}
+
 static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
-			struct budget_rates *r)
+			struct budget_rates *r, const struct pace_snap *snap)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *vals = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*vals));
@@ -201,6 +233,7 @@ static void read_counts(const struct rates_opts *o, struct budget_bpf *skel,
 		prev = &key;
 	}
 	r->nprocs = nprocs;
+	pace_procs(procs, nprocs, snap, r);
 	if (o->all) {
 		*o->nall = nprocs < o->max_all ? nprocs : o->max_all;
 		memcpy(o->all, procs, (size_t)*o->nall * sizeof(*procs));
@@ -414,10 +447,128 @@ static int window(const struct rates_opts *o, pid_t *child, int *go, char *err, 
 	return signals_interrupted() ? 128 + signals_interrupted() : 0;
 }
 
+/*
+ * The counter's price per call, as another process pays it (pace.h): a
+ * child of ours makes PRICE_CALLS getppid a block, the counter attached in
+ * blocks 1, 2, 5, 6... and not in the others; the least block of each, the
+ * difference. Only for a count of the whole box: with a filter, a call it
+ * turns away costs less than one it counts, and the child's would be
+ * turned away. The child's calls are counted: the maps are emptied after.
+ */
+#define PRICE_CALLS 20000
+#define PRICE_BLOCKS 12
+static void price_child(int in, int out)
+{
+	char c;
+
+	while (read(in, &c, 1) == 1 && c == 'g') {
+		uint64_t t0 = now_ns();
+		double ns;
+
+		for (int i = 0; i < PRICE_CALLS; i++)
+			syscall(SYS_getppid);
+		ns = (double)(now_ns() - t0) / PRICE_CALLS;
+		if (write(out, &ns, sizeof(ns)) != sizeof(ns))
+			break;
+	}
+	_exit(0);
+}
+
+static void counter_price(const struct rates_opts *o, struct budget_bpf *skel, struct budget_rates *r)
+{
+	double best[2] = { INFINITY, INFINITY }, ns;
+	struct bpf_link *link = NULL;
+	int to[2], from[2], b;
+	pid_t pid;
+
+	r->price_ns = r->price_base_ns = NAN;
+	if (o->pid || o->cgroup || o->target || o->argv) {
+		snprintf(r->price_why, sizeof(r->price_why), "the counter's price is measured on a count "
+			 "of the whole box only: with a filter, the calls it turns away cost less");
+		return;
+	}
+	if (pipe2(to, O_CLOEXEC))
+		goto fail;
+	if (pipe2(from, O_CLOEXEC)) {
+		close(to[0]);
+		close(to[1]);
+		goto fail;
+	}
+	pid = fork();
+	if (!pid) {
+		close(to[1]);
+		close(from[0]);
+		price_child(to[0], from[1]);
+	}
+	close(to[0]);
+	close(from[1]);
+	/* block 0 warms the child up and is not kept */
+	for (b = 0; pid > 0 && b <= PRICE_BLOCKS && !signals_interrupted(); b++) {
+		int on = b > 0 && ((b - 1) & 2) == 0;
+
+		if (on && !link && !(link = bpf_program__attach_raw_tracepoint(skel->progs.tt_budget,
+									       "sys_enter")))
+			break;
+		if (!on && link) {
+			bpf_link__destroy(link);
+			link = NULL;
+		}
+		if (write(to[1], "g", 1) != 1 || read(from[0], &ns, sizeof(ns)) != sizeof(ns))
+			break;
+		if (b > 0 && ns < best[on])
+			best[on] = ns;
+	}
+	bpf_link__destroy(link);
+	close(to[1]);
+	close(from[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	if (pid < 0 || b <= PRICE_BLOCKS)
+		goto fail;
+	r->price_base_ns = best[0];
+	/* below the blocks' resolution the counter is taken as free */
+	r->price_ns = best[1] > best[0] ? best[1] - best[0] : 0;
+	return;
+fail:
+	snprintf(r->price_why, sizeof(r->price_why), "the counter's price could not be measured: %s",
+		 signals_interrupted() ? "interrupted" : strerror(errno));
+}
+
+/* Every count back to 0: the price's calls are not the window's */
+static void counts_clear(struct budget_bpf *skel)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *zero = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*zero));
+	struct bpf_map *pc[] = { skel->maps.nr_count, skel->maps.unnamed, skel->maps.others,
+				 skel->maps.auid_unnamed };
+	struct bpf_map *hash[] = { skel->maps.proc_count, skel->maps.auid_nr };
+
+	if (!zero)
+		die("out of memory");
+	for (size_t m = 0; m < sizeof(pc) / sizeof(pc[0]); m++)
+		for (uint32_t k = 0; k < bpf_map__max_entries(pc[m]); k++)
+			bpf_map_update_elem(bpf_map__fd(pc[m]), &k, zero, BPF_ANY);
+	for (size_t m = 0; m < sizeof(hash) / sizeof(hash[0]); m++) {
+		char key[64], next[64];
+		int fd = bpf_map__fd(hash[m]);
+
+		/* delete the first key until none: deleting while walking skips */
+		while (!bpf_map_get_next_key(fd, NULL, next)) {
+			memcpy(key, next, sizeof(key));
+			if (bpf_map_delete_elem(fd, key))
+				break;
+		}
+	}
+	free(zero);
+}
+
 int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, size_t len)
 {
 	struct budget_bpf *skel = NULL;
 	struct bpf_link *link = NULL;
+	struct pace_snap snap = { 0 };
+	struct bpf_prog_info info;
+	uint32_t ilen = sizeof(info);
 	uint64_t cgid = 0;
 	uint32_t level = 0;
 	char eb[96];
@@ -449,6 +600,17 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 	if (stats_fd < 0)
 		snprintf(r->self_reason, sizeof(r->self_reason),
 			 "kernel refused BPF_ENABLE_STATS: %s", strerror(-stats_fd));
+	r->pace = 1;
+	counter_price(o, skel, r);
+	if (isfinite(r->price_ns)) {
+		counts_clear(skel);
+		if (pace_snap_take(&snap))
+			snprintf(r->price_why, sizeof(r->price_why), "the processes' CPU could not be "
+				 "read: %s", strerror(errno));
+	}
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.tt_budget), &info, &ilen))
+		info.run_cnt = info.run_time_ns = 0;
 	link = bpf_program__attach_raw_tracepoint(skel->progs.tt_budget, "sys_enter");
 	if (!link) {
 		snprintf(err, len, "cannot attach to raw tracepoint sys_enter: %s", strerror(errno));
@@ -461,10 +623,10 @@ int rates_count(const struct rates_opts *o, struct budget_rates *r, char *err, s
 	r->seconds = now_s() - t0;
 	if (ret)
 		goto out;
-	read_counts(o, skel, r);
+	read_counts(o, skel, r, &snap);
 	r->audit_ctx = skel->bss->self_audit_ctx ? (int)skel->bss->self_audit_ctx - 1 : -1;
 	if (stats_fd >= 0)
-		self_cost(skel, r, 0, 0);
+		self_cost(skel, r, info.run_time_ns, info.run_cnt);
 out:
 	if (go >= 0)
 		close(go);	/* a command not started: it exits at the read */
@@ -476,5 +638,6 @@ out:
 	if (stats_fd >= 0)
 		close(stats_fd);
 	budget_bpf__destroy(skel);
+	pace_snap_release(&snap);
 	return ret;
 }

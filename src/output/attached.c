@@ -340,6 +340,10 @@ void output_attached(const struct attached *a, FILE *f)
 		fprintf(f, "bpf: no run counts: %s\n", a->stats_why);
 	if (a->rates_why[0])
 		fprintf(f, "syscalls: not counted: %s\n", a->rates_why);
+	else {
+		fprintf(f, "syscalls: counted by budget's BPF program on raw_syscalls:sys_enter\n");
+		output_pace(&a->rates, f);
+	}
 	fprintf(f, "audit: %s\n", a->audit);
 	if (a->residue == 1)
 		fprintf(f, "syscall slow path: taken already by every task forked on this boot since "

@@ -147,6 +147,21 @@ void output_budget_verdict(const struct budget *b, const struct budget_tracer *t
 			 r->seconds > 0 ? (double)r->others / r->seconds : 0, t->coll.reason);
 }
 
+void output_pace(const struct budget_rates *r, FILE *f)
+{
+	if (!isfinite(r->price_ns)) {
+		if (r->price_why[0])
+			fprintf(f, "  its price on the calls it counts: not known (%s): the rates are the "
+				"counts', low by that price where a process's pace is its CPU\n", r->price_why);
+		return;
+	}
+	fprintf(f, "  its price: %.1f ns more on every call it counts (getppid %.1f ns, %.1f ns "
+		"under it); the rates are the box's without it: the counts x %.3f, each process's "
+		"calls by how much of the window it kept a CPU busy (%" PRId64 " of %" PRId64 " calls "
+		"of processes whose CPU was read)\n", r->price_ns, r->price_base_ns,
+		r->price_base_ns + r->price_ns, r->pace > 0 ? r->pace : 1, r->paced, r->events);
+}
+
 static void print_rates(const struct budget_rates *r, FILE *f)
 {
 	char rate[32];
@@ -161,6 +176,7 @@ static void print_rates(const struct budget_rates *r, FILE *f)
 			100.0 * r->self_ns * (double)r->self_runs * 1e-9 / (r->seconds * r->cpus));
 	else
 		fprintf(f, "; its own cost not measured: %s\n", r->self_reason);
+	output_pace(r, f);
 	fprintf(f, "  per CPU:");
 	for (int k = 0; k < r->ncpu; k++) {
 		rate_str(rate, sizeof(rate), (double)r->per_cpu[k] / r->seconds);

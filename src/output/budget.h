@@ -8,6 +8,8 @@
 #include "results/budget.h"
 
 void output_budget(const struct budget *b, FILE *f);
+/* The counter's price and the rates' pace (measure/pace.h), one indented line; none if neither is known. */
+void output_pace(const struct budget_rates *r, FILE *f);
 /* A share of the CPU, "12.3%", "1.23%", "0.0123%" by its size; "-" for NaN. */
 void output_pct_str(char *buf, size_t len, double v);
 /* "bpftrace would cost this box 0.4% of its CPU [0.3, 0.5] at ..." into @buf. */

@@ -307,6 +307,12 @@ static double seen_syscalls(const struct att_row *r, double seconds)
 	return r->rate * seconds / (perf_trace(r) ? 2 : 1);
 }
 
+/* The box's syscalls over the window at its pace: as many as it makes without budget's counter */
+static double box_syscalls(const struct attached *a)
+{
+	return (double)a->rates.events * (a->rates.pace > 0 ? a->rates.pace : 1);
+}
+
 /*
  * The collateral of the consumers that put the box on the syscall slow
  * path: the box's syscalls none of them sees, at the dearest of their
@@ -335,7 +341,7 @@ static void collateral(struct attached *a)
 		if (isfinite(c->cell_ns) && (carrier < 0 || c->cell_ns > a->rows[carrier].coll.cell_ns))
 			carrier = i;
 	}
-	other = a->rates.events - (int64_t)llround(seen);
+	other = (int64_t)llround(box_syscalls(a) - seen);
 	for (int i = 0; i < a->nrows; i++) {
 		struct att_collateral *c = &a->rows[i].coll;
 
@@ -568,8 +574,11 @@ void attached_proc_events(struct att_row *r, const struct budget_proc *all, int 
 
 	r->events = -1;
 	for (int i = 0; i < nall; i++)
-		if (all[i].pid == pid)
+		if (all[i].pid == pid) {
 			r->events = all[i].events;
+			/* its rate is at its own pace (measure/pace.h) */
+			r->pace = all[i].pace > 0 ? all[i].pace : 1;
+		}
 	/* the counter's table was full: a process not in it may have made calls */
 	if (r->events < 0 && (unnamed > 0 || nall >= max)) {
 		snprintf(r->state, sizeof(r->state), "not counted");

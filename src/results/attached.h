@@ -87,7 +87,10 @@ struct att_row {
 	char source[48];          /* where the count comes from: "bpf run_cnt", "ftrace stats"... */
 	double seconds;           /* its window */
 	int64_t events;           /* -1: not counted */
-	double rate;              /* events/s; NaN: not counted */
+	/* events/s, at its pace: the rate without budget's counter (rates.pace, or its
+	 * process's for a syscall row); NaN: not counted */
+	double rate;
+	double pace;
 	int64_t lost;             /* ftrace: overwritten or dropped in the window; -1: n/a */
 	int64_t run_cnt;          /* BPF stats over the window */
 	double run_ns;

@@ -10,12 +10,19 @@
 #include "load/workloads.h"
 #include "results/budget.h"
 
-/* % of the machine's CPU that @events in the window cost at @ns each. */
+double budget_rate(const struct budget_rates *r, double events)
+{
+	if (r->seconds <= 0)
+		return NAN;
+	return events / r->seconds * (r->pace > 0 ? r->pace : 1);
+}
+
+/* % of the machine's CPU that @events in the window cost at @ns each (at the box's pace). */
 static double pct(const struct budget_rates *r, double events, double ns)
 {
 	if (r->seconds <= 0 || r->cpus <= 0)
 		return NAN;
-	return 100.0 * events * ns * 1e-9 / (r->seconds * r->cpus);
+	return 100.0 * budget_rate(r, events) * ns * 1e-9 / r->cpus;
 }
 
 /* One more zeroed element of @size at the end of *@arr, of *@n: it. */

@@ -20,6 +20,10 @@ struct budget_proc {
 	int pid;                  /* in budget's pid namespace; 0: a process outside it */
 	char comm[16];
 	int64_t events;
+	/* its CPU over the window (ns; -1 not read) and its pace: how much
+	 * faster it made calls without the counter (measure/pace.h; 1 none) */
+	double cpu_ns;
+	double pace;
 };
 
 struct budget_nr {
@@ -72,7 +76,21 @@ struct budget_rates {
 	char self_reason[200];
 	int64_t self_runs;
 	double self_ns;           /* run_time_ns / run_cnt */
+	/*
+	 * The counter's tax on what it counts (measure/pace.h): its price per
+	 * call (getppid's with it attached less without: NaN, price_why says
+	 * why not), and the calls' pace, the box's: the counted calls weighted
+	 * by their processes' paces over their number (1: none). A rate is the
+	 * count over the window times the pace: the box's unobserved.
+	 */
+	double price_ns, price_base_ns;
+	char price_why[200];
+	double pace;
+	int64_t paced;            /* the calls of processes whose CPU was read */
 };
+
+/* @events counted over @r's window as a rate of the box unobserved (x its pace) */
+double budget_rate(const struct budget_rates *r, double events);
 
 /* A tracer's cost per event, and where it comes from. */
 struct budget_cost {
