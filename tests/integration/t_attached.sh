@@ -27,7 +27,7 @@ stats_before=$(cat /proc/sys/kernel/bpf_stats_enabled)
 
 INST=tt-agent-$$ INST2=tt-agent2-$$ INST3=tt-agent3-$$ INST4=tt-agent4-$$
 pids=() busy=()
-# the agents first: a SIGTERM sent to a program while strace stops it can be
+# the agents first: a signal sent to a program while strace stops it can be
 # lost with strace; then the busy programs, which ignore nothing
 # bpftrace 0.17 can miss a signal that comes just before it waits (see
 # src/tracers/tools/bpftrace.c): each agent is asked again every 0.5 s
@@ -35,11 +35,13 @@ pids=() busy=()
 stop_all() {
 	local p i
 	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
+		# SIGINT first: perf trace killed by SIGTERM leaves its copy of the
+		# vDSO in /tmp (perf-vdso.so-XXXXXX); it cleans up on SIGINT
+		kill -INT "$p" 2>/dev/null
 		for i in $(seq 200); do
 			kill -0 "$p" 2>/dev/null || break
 			sleep 0.05
-			[ $((i % 10)) = 0 ] && kill -INT "$p" 2>/dev/null
+			[ $((i % 10)) = 0 ] && kill "$p" 2>/dev/null
 		done
 		kill -9 "$p" 2>/dev/null
 	done
