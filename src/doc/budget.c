@@ -71,7 +71,7 @@ void budget_json_pace(json_t *o, const struct budget_rates *r)
 	json_object_set_new(o, "price_ns", num(r->price_ns));
 	json_object_set_new(o, "price_base_ns", num(r->price_base_ns));
 	json_object_set_new(o, "price_reason", r->price_why[0] ? json_string(r->price_why) : json_null());
-	json_object_set_new(o, "pace", json_real(r->pace > 0 ? r->pace : 1));
+	json_object_set_new(o, "pace", json_real(budget_pace(r)));
 	json_object_set_new(o, "paced_events", json_integer(r->paced));
 }
 

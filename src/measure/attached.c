@@ -50,7 +50,7 @@ static struct att_row *row_add(struct attached *a, const struct att_consumer *c)
 	r->c = *c;
 	r->events = r->lost = r->run_cnt = -1;
 	r->rate = r->prog_ns = r->run_ns = NAN;
-	r->pace = a->rates.pace > 0 ? a->rates.pace : 1;
+	r->pace = budget_pace(&a->rates);
 	r->cost.cell_ns = r->cost.cell_lo = r->cost.cell_hi = r->cost.cell_prog_ns = NAN;
 	r->coll.cell_ns = r->coll.cell_lo = r->coll.cell_hi = NAN;
 	r->coll.share = r->coll.share_lo = r->coll.share_hi = r->coll.rate = NAN;
@@ -76,7 +76,7 @@ static void syscall_row(struct attached *a, struct att_row *r, const struct budg
 		return;
 	}
 	r->seconds = a->rates.seconds;
-	r->pace = a->rates.pace > 0 ? a->rates.pace : 1;
+	r->pace = budget_pace(&a->rates);
 	snprintf(r->source, sizeof(r->source), "syscall counter");
 	if (!pid) {
 		r->events = a->rates.events;

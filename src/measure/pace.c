@@ -34,7 +34,6 @@ int pace_snap_take(struct pace_snap *s)
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	s->ticks = (unsigned long long)((double)ts.tv_sec * (double)sysconf(_SC_CLK_TCK) +
 					(double)ts.tv_nsec * (double)sysconf(_SC_CLK_TCK) / 1e9);
-	s->at_ns = now_ns();
 	while ((e = readdir(d))) {
 		struct proc_cpu c;
 		pid_t pid;

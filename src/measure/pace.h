@@ -22,7 +22,6 @@
 #ifndef TRACETAX_PACE_H
 #define TRACETAX_PACE_H
 
-#include <stdint.h>
 #include <sys/types.h>
 
 #include "base/proc_cpu.h"
@@ -35,7 +34,6 @@ struct pace_snap {
 	} *v;
 	int n;
 	unsigned long long ticks;     /* the moment, in clock ticks after boot (stat's starttime) */
-	uint64_t at_ns;               /* the moment, CLOCK_MONOTONIC */
 };
 
 /* The snapshot now (@s's old one freed): 0, or -1 when /proc cannot be read. */

@@ -159,7 +159,7 @@ void output_pace(const struct budget_rates *r, FILE *f)
 		"under it); the rates are the box's without it: the counts x %.3f, each process's "
 		"calls by how much of the window it kept a CPU busy (%" PRId64 " of %" PRId64 " calls "
 		"of processes whose CPU was read)\n", r->price_ns, r->price_base_ns,
-		r->price_base_ns + r->price_ns, r->pace > 0 ? r->pace : 1, r->paced, r->events);
+		r->price_base_ns + r->price_ns, budget_pace(r), r->paced, r->events);
 }
 
 static void print_rates(const struct budget_rates *r, FILE *f)

@@ -310,7 +310,7 @@ static double seen_syscalls(const struct att_row *r, double seconds)
 /* The box's syscalls over the window at its pace: as many as it makes without budget's counter */
 static double box_syscalls(const struct attached *a)
 {
-	return (double)a->rates.events * (a->rates.pace > 0 ? a->rates.pace : 1);
+	return (double)a->rates.events * budget_pace(&a->rates);
 }
 
 /*

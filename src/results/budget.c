@@ -10,11 +10,16 @@
 #include "load/workloads.h"
 #include "results/budget.h"
 
+double budget_pace(const struct budget_rates *r)
+{
+	return r->pace > 0 ? r->pace : 1;
+}
+
 double budget_rate(const struct budget_rates *r, double events)
 {
 	if (r->seconds <= 0)
 		return NAN;
-	return events / r->seconds * (r->pace > 0 ? r->pace : 1);
+	return events / r->seconds * budget_pace(r);
 }
 
 /* % of the machine's CPU that @events in the window cost at @ns each (at the box's pace). */

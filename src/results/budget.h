@@ -89,6 +89,8 @@ struct budget_rates {
 	int64_t paced;            /* the calls of processes whose CPU was read */
 };
 
+/* @r's pace; 1 where none was set (not counted, or a zeroed struct) */
+double budget_pace(const struct budget_rates *r);
 /* @events counted over @r's window as a rate of the box unobserved (x its pace) */
 double budget_rate(const struct budget_rates *r, double events);
 
