@@ -19,7 +19,8 @@ d = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
 bad = []
 # perf 6.1 on this kernel misses a few calls per 100k without a LOST record
-# (docs/tracers.md): its counts must be close, the others exact
+# (docs/tracers.md), and once in CI 6 of 5500 (0.11%): its counts must be
+# within 1% (a miscounted warm-up is 9% off), the others exact
 approx = ("perf-trace", "perf-record")
 for c in d["cells"]:
     name = "%s %dT" % (c["tracer"], c["threads"])
@@ -37,7 +38,7 @@ for c in d["cells"]:
         h = r["hits"]
         if r["events"] != want or h is None:
             bad.append("%s run %d: events %s (want %d), hits %s" % (name, i, r["events"], want, h))
-        elif c["tracer"] in approx and not (0.999 * want <= h <= want):
+        elif c["tracer"] in approx and not (0.99 * want <= h <= want):
             bad.append("%s run %d: hits %d, events %d" % (name, i, h, want))
         elif c["tracer"] not in approx and (h != want or r["lost"]):
             bad.append("%s run %d: hits %d, lost %d, events %d" % (name, i, h, r["lost"], want))
