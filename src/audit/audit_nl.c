@@ -496,18 +496,20 @@ int audit_nl_count_rules(int fd, const char *key, struct audit_rule_count *c, ch
 	return 0;
 }
 
-int audit_nl_delete_key(int fd, const char *key, int *deleted, char *err, size_t len)
+int audit_nl_delete_key(int fd, const char *key, bool keep_mark, int *deleted, char *err, size_t len)
 {
 	struct audit_rule_data **v;
+	char mark[64];
 	int n = list_rules(fd, &v, err, len), ret = 0;
 
 	*deleted = 0;
 	if (n < 0)
 		return -1;
+	snprintf(mark, sizeof(mark), "%s" AUDIT_KEY_MARK, key);
 	for (int i = 0; i < n; i++) {
 		int rc;
 
-		if (!has_key(v[i], key, true))
+		if (!has_key(v[i], key, true) || (keep_mark && has_key(v[i], mark, false)))
 			continue;
 		rc = audit_delete_rule_data(fd, v[i], (int)v[i]->flags, (int)v[i]->action);
 		if (rc <= 0) {

@@ -118,8 +118,13 @@ void audit_rules_digest_of(struct audit_rule_data *const *v, int n, char out[AUD
 /* The digest of the rules loaded now whose key is @key alone (not its family): their number in *@n. */
 int audit_nl_key_digest(int fd, const char *key, char out[AUDIT_DIGEST_LEN], int *n, char *err,
 			size_t len);
-/* Deletes every rule whose key is @key or of its family: how many in *@deleted. 0, or -1 and @err. */
-int audit_nl_delete_key(int fd, const char *key, int *deleted, char *err, size_t len);
+/*
+ * Deletes every rule whose key is @key or of its family, but its marker
+ * (@key AUDIT_KEY_MARK) when @keep_mark: how many in *@deleted. 0, or -1
+ * and @err.
+ */
+int audit_nl_delete_key(int fd, const char *key, bool keep_mark, int *deleted, char *err,
+			size_t len);
 
 /* A user message with @text, through the kernel to the auditd: a marker in its log. */
 int audit_nl_mark(int fd, const char *text, char *err, size_t len);
@@ -178,6 +183,8 @@ struct audit_saved {
 	struct audit_state box;      /* the box's state before tracetax changed it */
 	struct audit_state set;      /* what tracetax set last: a field goes back only while it holds this */
 	bool set_known;              /* false: a state file of an older tracetax, no "set" in it */
+	uint32_t set_backlog_was;    /* while tracetax moves its backlog limit from one value of
+				      * its own to another: the one before (0: none), also its */
 	int box_never;               /* the box's unkeyed -a never,task (taken out around a traced fork) */
 	char key[32];
 	pid_t auditd;                /* ours, started with -c @dir; 0: none */
@@ -197,6 +204,8 @@ void audit_state_forget(void);
  * said (a warning). 0: done or left; -1 and @err: the kernel refused.
  */
 int audit_state_restore(int fd, const struct audit_saved *sv, char *err, size_t len);
+/* Called by audit_state_restore once it has deleted the rules (TRACETAX_FAULT's restore-kill). */
+extern void (*audit_restore_hook)(void);
 /*
  * For cleanup: the state files of a tracetax that is gone (owner_gone()),
  * the box restored from each and the file removed. @removed counts them;

@@ -40,6 +40,8 @@ int audit_state_save(const struct audit_saved *sv, char *err, size_t len)
 		o += (size_t)snprintf(text + o, sizeof(text) - o, sv->set_known ? "%s %u\nset_%s %u\n" :
 				      "%s %u\n", audit_field_name(f), audit_field_get(&sv->box, f),
 				      audit_field_name(f), audit_field_get(&sv->set, f));
+	if (sv->set_known && sv->set_backlog_was && o < sizeof(text))
+		snprintf(text + o, sizeof(text) - o, "set_was_backlog_limit %u\n", sv->set_backlog_was);
 	if (atomic_file_text(path, text)) {
 		snprintf(err, len, "cannot save the audit state in '%s': %s", path, strerror(errno));
 		return -1;
@@ -142,7 +144,10 @@ static int put_fields(int fd, const struct audit_saved *sv, const struct audit_s
 		uint32_t v = audit_field_get(now, f), want = audit_field_get(&sv->box, f);
 		char e[256];
 
-		if (sv->set_known && v != audit_field_get(&sv->set, f)) {
+		bool ours = v == audit_field_get(&sv->set, f) ||
+			    (f == AF_BACKLOG && sv->set_backlog_was && v == sv->set_backlog_was);
+
+		if (sv->set_known && !ours) {
 			if (v != want && o < llen)
 				o += (size_t)snprintf(left + o, llen - o, "%s%s %u (tracetax set %u, "
 						      "the box had %u)", o ? ", " : "",
@@ -156,11 +161,13 @@ static int put_fields(int fd, const struct audit_saved *sv, const struct audit_s
 	return ret;
 }
 
+void (*audit_restore_hook)(void);
+
 int audit_state_restore(int fd, const struct audit_saved *sv, char *err, size_t len)
 {
 	struct audit_rule_count c;
 	struct audit_state now;
-	char why[160], was[256], is[256], left[512], e[256];
+	char why[160], was[256], is[256], left[512], e[256], mark[64];
 	int ret = 0, deleted;
 
 	if (audit_nl_status(fd, &now, err, len))
@@ -173,9 +180,17 @@ int audit_state_restore(int fd, const struct audit_saved *sv, char *err, size_t 
 	}
 	if (audit_nl_count_rules(fd, sv->key, &c, err, len))
 		return -1;
-	/* rules first: their deletion's records still go to our auditd, not the kernel's log */
-	if (audit_nl_delete_key(fd, sv->key, &deleted, e, sizeof(e)))
+	/*
+	 * Rules first: their deletion's records still go to our auditd, not
+	 * the kernel's log. The marker last of all, once the fields are back:
+	 * it is what tells the next restore, after a SIGKILL in this one, that
+	 * audit is still tracetax's (without it, "flushed by someone": the
+	 * fields left as tracetax set them, enabled 1 among them).
+	 */
+	if (audit_nl_delete_key(fd, sv->key, true, &deleted, e, sizeof(e)))
 		ret = -1, snprintf(err, len, "%s", e);
+	if (audit_restore_hook)
+		audit_restore_hook();
 	stop_auditd(fd, sv->auditd);
 	/* the box's own -a never,task, out for a traced run's fork when tracetax was killed */
 	if (sv->box_never && !c.box_never &&
@@ -187,18 +202,28 @@ int audit_state_restore(int fd, const struct audit_saved *sv, char *err, size_t 
 		return -1;
 	}
 	whose(sv, &now, &c, why, sizeof(why));
-	if (why[0]) {
+	/* all back already (a kill after the restore, before the state file went): nothing to say */
+	bool back = true;
+
+	for (int f = 0; f < AF_N; f++)
+		back = back && audit_field_get(&now, f) == audit_field_get(&sv->box, f);
+	if (back)
+		;
+	else if (why[0]) {
 		state_words(&now, is, sizeof(is));
 		state_words(&sv->box, was, sizeof(was));
 		warning("audit left as it is, %s: %s (before tracetax %s: %s)", why, is,
 			sv->key + strlen(AUDIT_KEY_PREFIX), was);
-		return ret;
+	} else {
+		if (put_fields(fd, sv, &now, left, sizeof(left), e, sizeof(e)) && !ret)
+			ret = -1, snprintf(err, len, "%s", e);
+		if (left[0])
+			warning("audit: left as someone set it since tracetax %s: %s",
+				sv->key + strlen(AUDIT_KEY_PREFIX), left);
 	}
-	if (put_fields(fd, sv, &now, left, sizeof(left), e, sizeof(e)) && !ret)
+	snprintf(mark, sizeof(mark), "%s" AUDIT_KEY_MARK, sv->key);
+	if (audit_nl_delete_key(fd, mark, false, &deleted, e, sizeof(e)) && !ret)
 		ret = -1, snprintf(err, len, "%s", e);
-	if (left[0])
-		warning("audit: left as someone set it since tracetax %s: %s",
-			sv->key + strlen(AUDIT_KEY_PREFIX), left);
 	return ret;
 }
 
@@ -229,6 +254,8 @@ static int parse_saved(const char *text, struct audit_saved *sv)
 	sv->auditd = (pid_t)ad;
 	state_field(text, "box_never", &bn);
 	sv->box_never = (int)bn;
+	if (!state_field(text, "set_was_backlog_limit", &v))
+		sv->set_backlog_was = (uint32_t)v;
 	sv->set_known = true;
 	for (int f = 0; f < AF_N; f++) {
 		char name[64];

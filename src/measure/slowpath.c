@@ -232,7 +232,7 @@ static double never_task_ns(int fd, const struct audit_state *st)
 	}
 	ns = fresh_getpid_ns();
 	if (audit_rule_one(fd, 0, -1, NULL, key, err, sizeof(err)) &&
-	    (audit_nl_delete_key(fd, key, &n, err, sizeof(err)) || !n)) {
+	    (audit_nl_delete_key(fd, key, false, &n, err, sizeof(err)) || !n)) {
 		error("%s: the -a never,task rule of %s is still loaded (run 'tracetax cleanup')", err,
 		      key);
 		return ns >= 0 ? ns : NAN;

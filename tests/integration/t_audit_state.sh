@@ -44,6 +44,38 @@ killed_in_cell audit:nomatch
 plain "killed, nothing since"
 same_state "killed in audit:nomatch, then a plain run"
 
+# 1. killed between saving a new backlog limit and setting it (TRACETAX_FAULT):
+# the kernel holds tracetax's earlier limit, which the file still calls its
+# own, so the next run puts the box's back and says nothing
+TRACETAX_FAULT=audit:rule/async@backlog-kill "$TT" run -q -w getpid -t audit:rule/async -n 5000 \
+	--reps 2 --no-store >"$TMP/k.out" 2>&1 &
+tt=$!
+wait "$tt"
+rc=$?
+[ "$rc" = 137 ] || fail "backlog-kill: exit $rc, want 137 (SIGKILL): $(cat "$TMP/k.out")"
+[ -e "/run/tracetax-audit-$tt.state" ] || fail "backlog-kill: no state file left by the kill"
+grep -q '^set_was_backlog_limit ' "/run/tracetax-audit-$tt.state" ||
+	fail "backlog-kill: the limit it replaces not in the state file: $(cat "/run/tracetax-audit-$tt.state")"
+plain "killed between the backlog's save and its set"
+grep -q 'left as someone set it' "$TMP/p.err" &&
+	fail "backlog-kill: tracetax's own limit taken for someone's: $(cat "$TMP/p.err")"
+same_state "killed between the backlog's save and its set"
+
+# 1. killed in the teardown's restore, once its rules are deleted: the marker
+# rule goes last, so the next run still knows audit is tracetax's and puts
+# it back (the marker went first once: a kill there left enabled 1 and
+# tracetax's backlog, "flushed by someone")
+TRACETAX_FAULT=audit:nomatch/1@restore-kill "$TT" run -q -w getpid -t audit:nomatch --reps 2 --run-ms 50 \
+	--no-store >"$TMP/k.out" 2>&1 &
+tt=$!
+wait "$tt"
+rc=$?
+[ "$rc" = 137 ] || fail "restore-kill: exit $rc, want 137 (SIGKILL): $(cat "$TMP/k.out")"
+auditctl -s | grep -qx 'enabled 1' || fail "restore-kill: not killed with audit on: $(auditctl -s)"
+plain "killed in the teardown's restore"
+grep -q 'warning: audit' "$TMP/p.err" && fail "restore-kill: $(cat "$TMP/p.err")"
+same_state "killed in the teardown's restore"
+
 # 1. the rules flushed and audit switched on, as auditd.service does: left on, and said
 killed_in_cell audit:nomatch
 auditctl -D >/dev/null && auditctl -e 1 >/dev/null

@@ -216,14 +216,28 @@ static int save(struct tracer *t, struct audit_priv *p)
 	return audit_state_save(&p->sv, t->err, sizeof(t->err)) ? TT_FAIL : TT_OK;
 }
 
-/* The backlog limit set, and recorded as ours when it changes (restore checks it). */
+/*
+ * The backlog limit set, recorded as ours first (restore checks it), with
+ * the limit of ours it replaces while the kernel may still hold that: a
+ * SIGKILL between the file and the kernel then finds a value the file
+ * calls tracetax's, put back, or the box's own, left alone. The other
+ * order took tracetax's limit for someone else's after such a kill.
+ * TRACETAX_FAULT=NAME@backlog-kill kills tracetax in that window
+ * (t_audit_state).
+ */
 static int set_backlog(struct tracer *t, struct audit_priv *p, uint32_t v)
 {
+	if (p->sv.set.backlog_limit == v)
+		return audit_nl_set_backlog(p->fd, v, t->err, sizeof(t->err)) ? TT_FAIL : TT_OK;
+	p->sv.set_backlog_was = p->sv.set.backlog_limit;
+	p->sv.set.backlog_limit = v;
+	if (save(t, p))
+		return TT_FAIL;
+	if (tracer_fault(t, "backlog-kill"))
+		raise(SIGKILL);
 	if (audit_nl_set_backlog(p->fd, v, t->err, sizeof(t->err)))
 		return TT_FAIL;
-	if (p->sv.set.backlog_limit == v)
-		return TT_OK;
-	p->sv.set.backlog_limit = v;
+	p->sv.set_backlog_was = 0;
 	return save(t, p);
 }
 
@@ -572,6 +586,11 @@ static int audit_stop(struct tracer *t, struct tt_hits *out)
 	return ret;
 }
 
+static void restore_kill(void)
+{
+	raise(SIGKILL);
+}
+
 static void audit_teardown(struct tracer *t)
 {
 	struct audit_priv *p = t->priv;
@@ -581,6 +600,9 @@ static void audit_teardown(struct tracer *t)
 		return;
 	if (p->saved_ok) {
 		p->sv.auditd = p->auditd;
+		/* TRACETAX_FAULT=NAME@restore-kill: killed in the restore, once its rules are deleted */
+		if (tracer_fault(t, "restore-kill"))
+			audit_restore_hook = restore_kill;
 		if (audit_state_restore(p->fd, &p->sv, err, sizeof(err)))
 			error("%s: the box's audit state is not fully restored (run 'tracetax "
 			      "cleanup')", err);
