@@ -71,7 +71,11 @@ ran() { [ "$1" = 0 ] || [ "$1" = 3 ]; }
 same_state() {  # same_state WHAT: the state is BEFORE's, no auditd or state file of ours left
 	local now
 	now=$(state)
-	[ "$now" = "$BEFORE" ] || fail "$1: audit state changed:$(diff <(echo "$BEFORE") <(echo "$now"))"
+	if [ "$now" != "$BEFORE" ]; then
+		echo "$BEFORE" >"$TMP/state.before"
+		echo "$now" >"$TMP/state.now"
+		fail "$1: audit state changed: $(diff "$TMP/state.before" "$TMP/state.now" | tr '\n' ' ')"
+	fi
 	pgrep -a -x auditd | grep -q 'tt-tool-' && fail "$1: auditd left: $(pgrep -a -x auditd)"
 	ls /run/tracetax-audit-*.state 2>/dev/null | while read -r f; do
 		p=${f#/run/tracetax-audit-}; p=${p%.state}
