@@ -13,7 +13,7 @@ export TRACETAX_VM_ACCEL=tcg TRACETAX_STATE_DIR=$TMP/state
 unset TRACETAX_VM_ICOUNT TRACETAX_VM_ICOUNT_SLEEP
 
 # a small plan: the A/A cell, a tracepoint, the seeds' kprobe, the function tracer
-PLAN=(-w getpid -t none,bpf:tp/count,bpf:kprobe/count,ftrace:function --reps 6 --rounds 3 -n 200000 --no-store)
+PLAN=(-w getpid -t none,bpf:tp/count,bpf:kprobe/count,ftrace:function --reps 6 --rounds 3 -n 100000 --no-store)
 for i in 1 2; do
 	"$TT" run --kernel "$K" "${PLAN[@]}" --json "$TMP/r$i.json" >"$TMP/out$i" 2>"$TMP/err$i" ||
 		fail "run $i --kernel: exit $?: $(tail -n 5 "$TMP/err$i")"
