@@ -15,12 +15,13 @@
 #include "base/util.h"
 #include "vm/accel.h"
 #include "vm/console.h"
+#include "vm/pvh.h"
 #include "vm/qemu.h"
 #include "vm/say.h"
 #include "vm/share.h"
 
-static pid_t qemu_start(const char *tmp, const struct vm_spec *spec, const char *accel, char *err,
-			size_t errlen)
+static pid_t qemu_start(const char *tmp, const struct vm_spec *spec, const char *release,
+			const char *accel, char *err, size_t errlen)
 {
 	char initrd[PATH_MAX], serial[PATH_MAX + 8], qerr[PATH_MAX], root[128], out[PATH_MAX + 64];
 	char smp[16], kpath[PATH_MAX];
@@ -37,7 +38,11 @@ static pid_t qemu_start(const char *tmp, const struct vm_spec *spec, const char 
 
 	/* one vCPU under icount: with two, the boot hangs at "Booting SMP configuration" */
 	snprintf(smp, sizeof(smp), "%ld", icount || cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
-	snprintf(kpath, sizeof(kpath), "%s", spec->kernel);
+	/* its vmlinux where it has one, booted by qemu straight at its PVH entry (pvh.c) */
+	char why[256];
+
+	if (vm_pvh_kernel(spec->kernel, release, kpath, sizeof(kpath), why, sizeof(why)))
+		snprintf(kpath, sizeof(kpath), "%s", spec->kernel);
 	const char *argv[] = {
 		"qemu-system-x86_64", "-accel", accel, "-smp", smp, "-m", "2G",
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
@@ -149,7 +154,7 @@ enum boot qemu_boot(const struct vm_spec *spec, const char *tmp, const char *acc
 	pid_t pid;
 
 	snprintf(share, sizeof(share), "%s/share", tmp);
-	pid = qemu_start(tmp, spec, accel, err, errlen);
+	pid = qemu_start(tmp, spec, o->release, accel, err, errlen);
 	if (pid < 0)
 		return BOOT_EXITED;
 	for (;;) {

@@ -54,6 +54,10 @@ grep -q "left .* behind" "$TMP/err" && fail "the guest's tracetax left: $(grep b
 grep -q "^in a VM: kernel $REL, accel tcg with -icount: every figure is guest instructions (instructions/event), not ns$" "$TMP/out" ||
 	fail "no 'in a VM' line in the header: $(head -n 4 "$TMP/out")"
 python3 tests/validate_json.py "$TMP/vm.json" >/dev/null || fail "the VM's document is invalid"
+# booted straight into its vmlinux (PVH): undone once, kept in the state directory
+v=$(ls "$TRACETAX_STATE_DIR"/vmlinux-"$REL"-* 2>/dev/null)
+[ -n "$v" ] && [ "$(head -c 4 "$v" | tail -c 3)" = ELF ] ||
+	fail "no vmlinux of $REL kept for a PVH boot: $(ls "$TRACETAX_STATE_DIR")"
 python3 - "$TMP/vm.json" "$REL" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -104,8 +108,10 @@ if bad:
 PY
 
 # SIGTERM while the guest's tracetax runs (after boot, not during it): qemu
-# killed, the directory gone, 128+15.
-"$TT" run --kernel "$K" -t bpf:kprobe/count --reps 50 -n 200000 --no-store >"$TMP/sig.out" 2>"$TMP/sig.err" &
+# killed, the directory gone, 128+15. This one boots the bzImage itself
+# (TRACETAX_VM_PVH=off), as where no vmlinux can be had.
+TRACETAX_VM_PVH=off "$TT" run --kernel "$K" -t bpf:kprobe/count --reps 50 -n 200000 --no-store \
+	>"$TMP/sig.out" 2>"$TMP/sig.err" &
 pid=$!
 # a first boot that hangs gets 120 s and a second 240 s (vm.c)
 for _ in $(seq 4500); do
@@ -116,6 +122,8 @@ done
 grep -q "booted under tcg" "$TMP/sig.err" || { kill -TERM $pid; wait $pid; fail "the guest to be sent SIGTERM did not boot: $(tail -n 3 "$TMP/sig.err")$(console "$TMP/sig.err")"; }
 sleep 1
 kill -0 $pid 2>/dev/null || fail "the guest's tracetax ended before SIGTERM: $(tail -n 3 "$TMP/sig.err")"
+pgrep -a -P $pid qemu-system-x86 | grep -q -- "-kernel $K " ||
+	fail "TRACETAX_VM_PVH=off: qemu not booting the bzImage: $(pgrep -a -P $pid qemu-system-x86)"
 kill -TERM $pid
 wait $pid; rc=$?
 [ $rc = 143 ] || fail "SIGTERM during the VM: exit $rc, not 143: $(tail -n 3 "$TMP/sig.err")"
