@@ -10,6 +10,7 @@
  * document out. KVM is tried first, within a time limit; TCG otherwise.
  * docs/vm.md. One job a file:
  *   image.c      the boot header and the release it names
+ *   pvh.c        its vmlinux, for qemu to boot at the PVH entry
  *   modules.c    which modules, in depmod's order; decompress.c their bytes
  *   initramfs.c  busybox, the modules and the init, as a cpio (cpio.c)
  *   guest_cmd.c  the guest's command line (the share's run.sh)
