@@ -207,14 +207,12 @@ int audit_state_restore(int fd, const struct audit_saved *sv, char *err, size_t 
 
 	for (int f = 0; f < AF_N; f++)
 		back = back && audit_field_get(&now, f) == audit_field_get(&sv->box, f);
-	if (back)
-		;
-	else if (why[0]) {
+	if (!back && why[0]) {
 		state_words(&now, is, sizeof(is));
 		state_words(&sv->box, was, sizeof(was));
 		warning("audit left as it is, %s: %s (before tracetax %s: %s)", why, is,
 			sv->key + strlen(AUDIT_KEY_PREFIX), was);
-	} else {
+	} else if (!back) {
 		if (put_fields(fd, sv, &now, left, sizeof(left), e, sizeof(e)) && !ret)
 			ret = -1, snprintf(err, len, "%s", e);
 		if (left[0])

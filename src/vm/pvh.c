@@ -120,8 +120,7 @@ static int undo(int fd, off_t off, size_t len, const char *tool, const char *out
 	return len == 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
 }
 
-int vm_pvh_kernel(const char *image, const char *release, char *out, size_t len, char *why,
-		  size_t wlen)
+int vm_pvh_kernel(const char *image, const char *release, char *out, size_t len)
 {
 	unsigned char hdr[0x260], magic[8];
 	char dir[4096], tmp[4200];
@@ -129,16 +128,15 @@ int vm_pvh_kernel(const char *image, const char *release, char *out, size_t len,
 	struct stat st;
 	int fd, rc;
 
-	why[0] = '\0';
 	if (env && (!strcmp(env, "off") || !strcmp(env, "0")))
-		return snprintf(why, wlen, "TRACETAX_VM_PVH=%s", env), -1;
+		return -1;
 	if ((fd = open(image, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-		return snprintf(why, wlen, "cannot open it: %s", strerror(errno)), -1;
+		return -1;
 	/* the boot protocol 2.08 or later names the payload: its offset and length */
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, hdr, sizeof(hdr), 0) != sizeof(hdr) ||
 	    memcmp(hdr + 0x202, "HdrS", 4) || (hdr[0x206] | hdr[0x207] << 8) < 0x208) {
 		close(fd);
-		return snprintf(why, wlen, "no payload in its boot header"), -1;
+		return -1;
 	}
 	off_t at = (off_t)((hdr[0x1f1] ? hdr[0x1f1] : 4) + 1) * 512 + le32(hdr + 0x248);
 	uint32_t plen = le32(hdr + 0x24c);
@@ -146,11 +144,11 @@ int vm_pvh_kernel(const char *image, const char *release, char *out, size_t len,
 	if (plen < 16 || at + plen > st.st_size || pread(fd, magic, sizeof(magic), at) != sizeof(magic) ||
 	    !(tool = payload_tool(magic))) {
 		close(fd);
-		return snprintf(why, wlen, "its payload is not xz, gzip or zstd"), -1;
+		return -1;
 	}
 	if (vm_state_dir(dir, sizeof(dir))) {
 		close(fd);
-		return snprintf(why, wlen, "no state directory: %s", dir), -1;
+		return -1;
 	}
 	/* named by the image's release, size and time: a new image of one release is another file */
 	snprintf(out, len, "%s/vmlinux-%s-%lld-%lld", dir, release, (long long)st.st_size,
@@ -163,14 +161,10 @@ int vm_pvh_kernel(const char *image, const char *release, char *out, size_t len,
 	/* the payload's last 4 bytes are the kernel's own size, not the tool's */
 	rc = undo(fd, at, plen - 4, tool, tmp);
 	close(fd);
-	if (rc || !has_pvh_note(tmp)) {
+	/* a tool that failed (or is missing), a vmlinux without CONFIG_PVH */
+	if (rc || !has_pvh_note(tmp) || rename(tmp, out)) {
 		unlink(tmp);
-		return snprintf(why, wlen, rc ? "%s could not undo its payload" :
-				"its vmlinux has no PVH entry (CONFIG_PVH)", tool), -1;
-	}
-	if (rename(tmp, out)) {
-		unlink(tmp);
-		return snprintf(why, wlen, "cannot keep it as '%s': %s", out, strerror(errno)), -1;
+		return -1;
 	}
 	return 0;
 }

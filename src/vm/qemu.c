@@ -39,9 +39,7 @@ static pid_t qemu_start(const char *tmp, const struct vm_spec *spec, const char 
 	/* one vCPU under icount: with two, the boot hangs at "Booting SMP configuration" */
 	snprintf(smp, sizeof(smp), "%ld", icount || cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
 	/* its vmlinux where it has one, booted by qemu straight at its PVH entry (pvh.c) */
-	char why[256];
-
-	if (vm_pvh_kernel(spec->kernel, release, kpath, sizeof(kpath), why, sizeof(why)))
+	if (vm_pvh_kernel(spec->kernel, release, kpath, sizeof(kpath)))
 		snprintf(kpath, sizeof(kpath), "%s", spec->kernel);
 	const char *argv[] = {
 		"qemu-system-x86_64", "-accel", accel, "-smp", smp, "-m", "2G",
